@@ -1,0 +1,32 @@
+# Production image: the web app only (no test tools). Build and run:
+#   docker build -t gradtrace . && docker run --rm -p 8000:8000 gradtrace
+FROM python:3.11-slim-bookworm
+
+ENV PYTHONDONTWRITEBYTECODE=1 \
+    PYTHONUNBUFFERED=1 \
+    PIP_NO_CACHE_DIR=1 \
+    PIP_DISABLE_PIP_VERSION_CHECK=1
+
+# Graphviz's `dot` draws every graph; its dependencies bring a default font.
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends graphviz \
+    && rm -rf /var/lib/apt/lists/*
+
+RUN useradd --create-home --uid 10001 gradtrace
+
+WORKDIR /srv/gradtrace
+COPY pyproject.toml README.md ./
+COPY engine ./engine
+COPY app ./app
+COPY templates ./templates
+COPY static ./static
+# templates/ and static/ are not Python packages: the app finds them here, beside app/.
+RUN pip install .
+
+USER gradtrace
+EXPOSE 8000
+
+HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
+    CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status != 200)"]
+
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "2"]

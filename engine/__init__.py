@@ -1,0 +1,35 @@
+"""gradtrace's engine: a reverse-mode autograd on NumPy, a small language, and the trace.
+
+    from engine import run
+    run("x*y + x", values={"x": 2, "y": 3}).to_dict()["grads"]   # {'x': 4.0, 'y': 2.0}
+
+or build graphs directly: `x = leaf(2.0, "x"); L = x*x + x; L.backward(); x.grad`.
+"""
+
+from engine.backward import backward
+from engine.errors import ProgramError
+from engine.graph import dfs_order, kahn_order, topological_order
+from engine.lang import parse
+from engine.limits import DEFAULT_LIMITS, Limits
+from engine.ops import OpError
+from engine.program import run
+from engine.trace import Trace, trace
+from engine.value import Value, constant, leaf
+
+__all__ = [
+    "DEFAULT_LIMITS",
+    "Limits",
+    "OpError",
+    "ProgramError",
+    "Trace",
+    "Value",
+    "backward",
+    "constant",
+    "dfs_order",
+    "kahn_order",
+    "leaf",
+    "parse",
+    "run",
+    "topological_order",
+    "trace",
+]

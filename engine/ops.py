@@ -1,0 +1,892 @@
+"""One class per operation: a forward `compute` and a local `gradient` (vector–Jacobian product).
+
+Contract (after needle): `compute(*arrays) -> array` does the forward maths on float64 arrays.
+`gradient(g, ins, out, needs, m)` gets the grad `g` arriving at the output, the inputs' values
+`ins`, the output's value `out`, which inputs need a gradient, and a math namespace `m`; it
+returns one contribution per input, already summed back to that input's shape (None where no
+gradient is needed). Rules are written with operators and `m`'s functions only, so the same
+rule can later run on graph nodes instead of arrays (higher-order gradients).
+
+`rules` is the chain-rule term per input for the trace, with `ū` the upstream grad, `{0}`, `{1}`
+the inputs' labels and `{out}` the output's label.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any, ClassVar
+
+import numpy as np
+
+from engine.value import Value, as_array, constant, lift
+
+Array = np.ndarray
+Grads = tuple[Array | None, ...]
+
+
+class OpError(ValueError):
+    """An operation cannot run on these inputs; the language front end adds the position."""
+
+    def __init__(self, message: str, code: str = "op") -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+class ArrayMath:
+    """The functions gradient rules may use, on NumPy arrays."""
+
+    exp = staticmethod(np.exp)
+    log = staticmethod(np.log)
+    sin = staticmethod(np.sin)
+    cos = staticmethod(np.cos)
+    sign = staticmethod(np.sign)
+    reshape = staticmethod(np.reshape)
+    transpose = staticmethod(np.transpose)
+    matmul = staticmethod(np.matmul)
+    broadcast_to = staticmethod(np.broadcast_to)
+    expand_dims = staticmethod(np.expand_dims)
+
+    @staticmethod
+    def mask(condition: Any) -> Array:
+        """A 0/1 constant array from a boolean condition (never differentiated)."""
+        return np.asarray(condition, dtype=np.float64)
+
+    @staticmethod
+    def where(condition: Any, a: Any, b: Any) -> Array:
+        return np.where(condition, a, b)
+
+    @staticmethod
+    def sum(x: Array, axis: Any = None, keepdims: bool = False) -> Array:
+        return np.sum(x, axis=axis, keepdims=keepdims)
+
+    @staticmethod
+    def swap_last(x: Array) -> Array:
+        return np.swapaxes(x, -1, -2)
+
+    @staticmethod
+    def sum_to(g: Array, shape: tuple[int, ...]) -> Array:
+        """Sum a broadcast gradient back to the shape of the input it came from."""
+        if g.shape == shape:
+            return g
+        lead = g.ndim - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, n in enumerate(shape) if n == 1 and g.shape[lead + i] != 1
+        )
+        return np.sum(g, axis=axes, keepdims=True).reshape(shape)
+
+    @staticmethod
+    def scatter(g: Array, shape: tuple[int, ...], key: Any) -> Array:
+        out = np.zeros(shape)
+        out[key] = g
+        return out
+
+    @staticmethod
+    def softmax(z: Array, axis: int) -> Array:
+        e = np.exp(z - np.max(z, axis=axis, keepdims=True))
+        return e / np.sum(e, axis=axis, keepdims=True)
+
+
+ARRAY_MATH = ArrayMath()
+
+
+def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(*shapes))
+    except ValueError:
+        listed = " and ".join(str(tuple(s)) for s in shapes)
+        raise OpError(f"shapes {listed} do not broadcast", "shape") from None
+
+
+def shape_text(shape: tuple[int, ...]) -> str:
+    return "scalar" if shape == () else str(tuple(shape))
+
+
+class Op:
+    """An operation: its name, how it is written, its forward maths and its local gradient."""
+
+    name: ClassVar[str]
+    symbol: ClassVar[str]
+    rules: ClassVar[tuple[str, ...]]
+    # Why a non-finite result happened, for the error message.
+    domain_hint: ClassVar[str] = ""
+
+    def params(self) -> dict[str, Any]:
+        """The op's constant parameters (axis, shape, labels…), for the trace and the drawing."""
+        return {}
+
+    def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...] | None:
+        """The result's shape before computing it (None: no larger than an input)."""
+        return None
+
+    def compute(self, *arrays: Array) -> Array:
+        raise NotImplementedError
+
+    def gradient(
+        self, g: Any, ins: Sequence[Any], out: Any, needs: Sequence[bool], m: Any
+    ) -> Grads:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        params = ", ".join(f"{k}={v!r}" for k, v in self.params().items())
+        return f"{type(self).__name__}({params})"
+
+
+# --- elementwise, two inputs, NumPy broadcasting ---------------------------------------------
+
+
+class Binary(Op):
+    domain_hint = "the result is beyond float64's range (about ±1.8e308)"
+
+    def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+        return broadcast_shape(*shapes)
+
+
+class Add(Binary):
+    """f(a, b) = a + b;  ā += ū,  b̄ += ū (each summed back to its shape)."""
+
+    name, symbol, rules = "add", "+", ("ū", "ū")
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return a + b
+
+    def gradient(self, g, ins, out, needs, m):
+        a, b = ins
+        return (
+            m.sum_to(g, a.shape) if needs[0] else None,
+            m.sum_to(g, b.shape) if needs[1] else None,
+        )
+
+
+class Sub(Binary):
+    """f(a, b) = a − b;  ā += ū,  b̄ += −ū."""
+
+    name, symbol, rules = "sub", "-", ("ū", "−ū")
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return a - b
+
+    def gradient(self, g, ins, out, needs, m):
+        a, b = ins
+        return (
+            m.sum_to(g, a.shape) if needs[0] else None,
+            m.sum_to(-g, b.shape) if needs[1] else None,
+        )
+
+
+class Mul(Binary):
+    """f(a, b) = a·b;  ā += ū·b,  b̄ += ū·a."""
+
+    name, symbol, rules = "mul", "*", ("ū·{1}", "ū·{0}")
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return a * b
+
+    def gradient(self, g, ins, out, needs, m):
+        a, b = ins
+        return (
+            m.sum_to(g * b, a.shape) if needs[0] else None,
+            m.sum_to(g * a, b.shape) if needs[1] else None,
+        )
+
+
+class Div(Binary):
+    """f(a, b) = a / b;  ā += ū / b,  b̄ += −ū·a / b²."""
+
+    name, symbol, rules = "div", "/", ("ū/{1}", "−ū·{0}/{1}²")
+    domain_hint = "division by zero"
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return a / b
+
+    def gradient(self, g, ins, out, needs, m):
+        a, b = ins
+        return (
+            m.sum_to(g / b, a.shape) if needs[0] else None,
+            m.sum_to(-g * a / (b * b), b.shape) if needs[1] else None,
+        )
+
+
+class Pow(Binary):
+    """f(a, b) = a^b;  ā += ū·b·a^(b−1) (0 where b = 0),  b̄ += ū·a^b·ln a (0 where a = 0, b ≥ 0).
+
+    The two masks are PyTorch's, so x**0 and 0**y have the gradients PyTorch reports.
+    """
+
+    name, symbol, rules = "pow", "**", ("ū·{1}·{0}^({1}−1)", "ū·{out}·ln {0}")
+    domain_hint = "a negative base with a fractional exponent, a zero base with a negative exponent, or a result too large for float64"
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return np.power(a, b)
+
+    def gradient(self, g, ins, out, needs, m):
+        a, b = ins
+        ga = gb = None
+        if needs[0]:
+            ga = m.sum_to(m.where(b == 0, 0.0, g * b * a ** (b - 1)), a.shape)
+        if needs[1]:
+            ln_a = m.log(m.where(a == 0, 1.0, a))
+            gb = m.sum_to(m.where((a == 0) & (b >= 0), 0.0, g * out * ln_a), b.shape)
+        return ga, gb
+
+
+class Maximum(Binary):
+    """f(a, b) = max(a, b) elementwise;  the larger input takes ū, a tie gives ū/2 to each."""
+
+    name, symbol, rules = "max", "max", ("ū·[{0} ≥ {1}]", "ū·[{1} ≥ {0}]")
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return np.maximum(a, b)
+
+    def gradient(self, g, ins, out, needs, m):
+        a, b = ins
+        share_a = m.mask(a > b) + 0.5 * m.mask(a == b)
+        return (
+            m.sum_to(g * share_a, a.shape) if needs[0] else None,
+            m.sum_to(g * (1.0 - share_a), b.shape) if needs[1] else None,
+        )
+
+
+class Minimum(Binary):
+    """f(a, b) = min(a, b) elementwise;  the smaller input takes ū, a tie gives ū/2 to each."""
+
+    name, symbol, rules = "min", "min", ("ū·[{0} ≤ {1}]", "ū·[{1} ≤ {0}]")
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return np.minimum(a, b)
+
+    def gradient(self, g, ins, out, needs, m):
+        a, b = ins
+        share_a = m.mask(a < b) + 0.5 * m.mask(a == b)
+        return (
+            m.sum_to(g * share_a, a.shape) if needs[0] else None,
+            m.sum_to(g * (1.0 - share_a), b.shape) if needs[1] else None,
+        )
+
+
+# --- elementwise, one input ------------------------------------------------------------------
+
+
+class Unary(Op):
+    def gradient(self, g, ins, out, needs, m):
+        return (self.local(g, ins[0], out, m),)
+
+    def local(self, g: Any, x: Any, out: Any, m: Any) -> Any:
+        raise NotImplementedError
+
+
+class Neg(Unary):
+    """f(x) = −x;  x̄ += −ū."""
+
+    name, symbol, rules = "neg", "-", ("−ū",)
+
+    def compute(self, x: Array) -> Array:
+        return -x
+
+    def local(self, g, x, out, m):
+        return -g
+
+
+class Exp(Unary):
+    """f(x) = eˣ;  x̄ += ū·eˣ."""
+
+    name, symbol, rules = "exp", "exp", ("ū·{out}",)
+    domain_hint = "exp overflows float64 above about 709"
+
+    def compute(self, x: Array) -> Array:
+        return np.exp(x)
+
+    def local(self, g, x, out, m):
+        return g * out
+
+
+class Log(Unary):
+    """f(x) = ln x;  x̄ += ū / x."""
+
+    name, symbol, rules = "log", "log", ("ū/{0}",)
+    domain_hint = "log needs positive numbers: log(0) is −inf, log of a negative is NaN"
+
+    def compute(self, x: Array) -> Array:
+        return np.log(x)
+
+    def local(self, g, x, out, m):
+        return g / x
+
+
+class Sqrt(Unary):
+    """f(x) = √x;  x̄ += ū / (2√x)."""
+
+    name, symbol, rules = "sqrt", "sqrt", ("ū/(2·{out})",)
+    domain_hint = "sqrt needs numbers ≥ 0, and its gradient at 0 is infinite"
+
+    def compute(self, x: Array) -> Array:
+        return np.sqrt(x)
+
+    def local(self, g, x, out, m):
+        return g / (2.0 * out)
+
+
+class Sin(Unary):
+    """f(x) = sin x;  x̄ += ū·cos x."""
+
+    name, symbol, rules = "sin", "sin", ("ū·cos {0}",)
+
+    def compute(self, x: Array) -> Array:
+        return np.sin(x)
+
+    def local(self, g, x, out, m):
+        return g * m.cos(x)
+
+
+class Cos(Unary):
+    """f(x) = cos x;  x̄ += −ū·sin x."""
+
+    name, symbol, rules = "cos", "cos", ("−ū·sin {0}",)
+
+    def compute(self, x: Array) -> Array:
+        return np.cos(x)
+
+    def local(self, g, x, out, m):
+        return -g * m.sin(x)
+
+
+class Tanh(Unary):
+    """f(x) = tanh x;  x̄ += ū·(1 − tanh²x)."""
+
+    name, symbol, rules = "tanh", "tanh", ("ū·(1−{out}²)",)
+
+    def compute(self, x: Array) -> Array:
+        return np.tanh(x)
+
+    def local(self, g, x, out, m):
+        return g * (1.0 - out * out)
+
+
+class Sigmoid(Unary):
+    """f(x) = σ(x) = 1 / (1 + e⁻ˣ);  x̄ += ū·σ(x)·(1 − σ(x))."""
+
+    name, symbol, rules = "sigmoid", "sigmoid", ("ū·{out}·(1−{out})",)
+
+    def compute(self, x: Array) -> Array:
+        # Two branches so neither exp overflows.
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+    def local(self, g, x, out, m):
+        return g * out * (1.0 - out)
+
+
+class Relu(Unary):
+    """f(x) = max(x, 0);  x̄ += ū·[x > 0] (0 at x = 0, as PyTorch)."""
+
+    name, symbol, rules = "relu", "relu", ("ū·[{0} > 0]",)
+
+    def compute(self, x: Array) -> Array:
+        return np.maximum(x, 0.0)
+
+    def local(self, g, x, out, m):
+        return g * m.mask(x > 0)
+
+
+class Abs(Unary):
+    """f(x) = |x|;  x̄ += ū·sign(x) (0 at x = 0, as PyTorch)."""
+
+    name, symbol, rules = "abs", "abs", ("ū·sign {0}",)
+
+    def compute(self, x: Array) -> Array:
+        return np.abs(x)
+
+    def local(self, g, x, out, m):
+        return g * m.sign(x)
+
+
+# --- matrix product ----------------------------------------------------------------------------
+
+
+class MatMul(Op):
+    """C = A @ B (NumPy rules, batched over leading dims; a 1-d side is a vector).
+
+    Ā += ū·Bᵀ,  B̄ += Aᵀ·ū, each summed over the batch dims it was broadcast along.
+    """
+
+    name, symbol, rules = "matmul", "@", ("ū·{1}ᵀ", "{0}ᵀ·ū")
+
+    def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+        a, b = shapes
+        if not a or not b:
+            raise OpError("@ needs tensors, not scalars: use * to multiply by a number", "shape")
+        a2 = (1, *a) if len(a) == 1 else a
+        b2 = (*b, 1) if len(b) == 1 else b
+        if a2[-1] != b2[-2]:
+            raise OpError(
+                f"shapes {shape_text(a)} and {shape_text(b)} cannot be multiplied with @: "
+                f"{a2[-1]} columns against {b2[-2]} rows",
+                "shape",
+            )
+        batch = broadcast_shape(a2[:-2], b2[:-2])
+        core = ((a2[-2],) if len(a) > 1 else ()) + ((b2[-1],) if len(b) > 1 else ())
+        return batch + core
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return np.matmul(a, b)
+
+    def gradient(self, g, ins, out, needs, m):
+        a, b = ins
+        # Treat a vector as a matrix with one row (a) or one column (b), as NumPy does.
+        a2 = m.reshape(a, (1, a.shape[0])) if a.ndim == 1 else a
+        b2 = m.reshape(b, (b.shape[0], 1)) if b.ndim == 1 else b
+        g2 = g
+        if a.ndim == 1:
+            g2 = m.expand_dims(g2, -2 if b.ndim > 1 else -1)
+        if b.ndim == 1:
+            g2 = m.expand_dims(g2, -1)
+        ga = gb = None
+        if needs[0]:
+            ga = m.reshape(m.sum_to(m.matmul(g2, m.swap_last(b2)), a2.shape), a.shape)
+        if needs[1]:
+            gb = m.reshape(m.sum_to(m.matmul(m.swap_last(a2), g2), b2.shape), b.shape)
+        return ga, gb
+
+
+# --- reductions and views ----------------------------------------------------------------------
+
+
+def normalise_axes(axis: Any, ndim: int, what: str) -> tuple[int, ...] | None:
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise OpError(f"{what}: axis {a} is out of range for a value with {ndim} dims", "axis")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise OpError(f"{what}: an axis is repeated in {axis}", "axis")
+    return tuple(sorted(out))
+
+
+class Sum(Op):
+    """f(x) = Σ x over `axis` (all by default);  x̄ += ū broadcast back to x's shape."""
+
+    name, symbol, rules = "sum", "sum", ("ū broadcast to {0}'s shape",)
+
+    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def params(self) -> dict[str, Any]:
+        return {"axis": self.axis, "keepdims": self.keepdims}
+
+    def compute(self, x: Array) -> Array:
+        normalise_axes(self.axis, x.ndim, self.name)
+        return np.asarray(np.sum(x, axis=self.axis, keepdims=self.keepdims))
+
+    def spread(self, g: Any, x: Any, m: Any) -> Any:
+        axes = normalise_axes(self.axis, x.ndim, self.name)
+        if axes is not None and not self.keepdims:
+            g = m.expand_dims(g, axes)
+        elif axes is None and not self.keepdims:
+            g = m.reshape(g, (1,) * x.ndim)
+        return m.broadcast_to(g, x.shape)
+
+    def gradient(self, g, ins, out, needs, m):
+        return (self.spread(g, ins[0], m),)
+
+
+class Mean(Sum):
+    """f(x) = mean of x over `axis`;  x̄ += ū / n broadcast back (n = elements averaged)."""
+
+    name, symbol, rules = "mean", "mean", ("ū/n broadcast to {0}'s shape",)
+
+    def compute(self, x: Array) -> Array:
+        normalise_axes(self.axis, x.ndim, self.name)
+        return np.asarray(np.mean(x, axis=self.axis, keepdims=self.keepdims))
+
+    def gradient(self, g, ins, out, needs, m):
+        x = ins[0]
+        n = x.size // max(out.size, 1) if x.size else 1
+        return (self.spread(g, x, m) / float(n),)
+
+
+class Reshape(Op):
+    """f(x) = x with a new shape (same elements);  x̄ += ū reshaped back."""
+
+    name, symbol, rules = "reshape", "reshape", ("ū reshaped to {0}'s shape",)
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = tuple(shape)
+
+    def params(self) -> dict[str, Any]:
+        return {"shape": list(self.shape)}
+
+    def compute(self, x: Array) -> Array:
+        try:
+            return np.reshape(x, self.shape).copy()
+        except ValueError:
+            raise OpError(
+                f"cannot reshape {shape_text(x.shape)} ({x.size} elements) "
+                f"into {self.shape}",
+                "shape",
+            ) from None
+
+    def gradient(self, g, ins, out, needs, m):
+        return (m.reshape(g, ins[0].shape),)
+
+
+class Transpose(Op):
+    """f(x) = x with its axes permuted (reversed by default);  x̄ += ū with the inverse permutation."""
+
+    name, symbol, rules = "transpose", "ᵀ", ("ū transposed back",)
+
+    def __init__(self, axes: tuple[int, ...] | None = None) -> None:
+        self.axes = None if axes is None else tuple(axes)
+
+    def params(self) -> dict[str, Any]:
+        return {"axes": None if self.axes is None else list(self.axes)}
+
+    def permutation(self, ndim: int) -> tuple[int, ...]:
+        if self.axes is None:
+            return tuple(reversed(range(ndim)))
+        if sorted(a % ndim if ndim else a for a in self.axes) != list(range(ndim)):
+            raise OpError(f"transpose: axes {self.axes} are not a permutation of {ndim} dims")
+        return tuple(a % ndim for a in self.axes)
+
+    def compute(self, x: Array) -> Array:
+        return np.transpose(x, self.permutation(x.ndim)).copy()
+
+    def gradient(self, g, ins, out, needs, m):
+        perm = self.permutation(ins[0].ndim)
+        return (m.transpose(g, tuple(int(i) for i in np.argsort(perm))),)
+
+
+class Index(Op):
+    """f(x) = x[key] with constant ints and slices;  x̄ += ū scattered into zeros of x's shape."""
+
+    name, symbol, rules = "index", "[]", ("ū scattered into zeros of {0}'s shape",)
+
+    def __init__(self, key: tuple[int | slice, ...]) -> None:
+        self.key = tuple(key)
+
+    def params(self) -> dict[str, Any]:
+        return {"key": index_text(self.key)}
+
+    def compute(self, x: Array) -> Array:
+        if len(self.key) > x.ndim:
+            raise OpError(
+                f"too many indices: {len(self.key)} for a value of shape {shape_text(x.shape)}",
+                "index",
+            )
+        for k, n in zip(self.key, x.shape, strict=False):
+            if isinstance(k, int) and not -n <= k < n:
+                raise OpError(f"index {k} is out of range for an axis of length {n}", "index")
+        return np.array(x[self.key])
+
+    def gradient(self, g, ins, out, needs, m):
+        return (m.scatter(g, ins[0].shape, self.key),)
+
+
+def index_text(key: tuple[int | slice, ...]) -> str:
+    def one(k: int | slice) -> str:
+        if isinstance(k, int):
+            return str(k)
+        text = ("" if k.start is None else str(k.start)) + ":"
+        text += "" if k.stop is None else str(k.stop)
+        return text + ("" if k.step is None else f":{k.step}")
+
+    return ", ".join(one(k) for k in key)
+
+
+# --- softmax and losses --------------------------------------------------------------------------
+
+
+class Softmax(Op):
+    """s = e^z / Σ e^z along `axis` (shifted by the max, so it never overflows);
+    z̄ += s·(ū − Σ ū·s)."""
+
+    name, symbol, rules = "softmax", "softmax", ("{out}·(ū − Σ ū·{out})",)
+
+    def __init__(self, axis: int = -1) -> None:
+        self.axis = axis
+
+    def params(self) -> dict[str, Any]:
+        return {"axis": self.axis}
+
+    def compute(self, z: Array) -> Array:
+        if z.ndim == 0:
+            raise OpError("softmax needs a vector or a tensor, not a scalar", "shape")
+        normalise_axes(self.axis, z.ndim, self.name)
+        return ARRAY_MATH.softmax(z, self.axis)
+
+    def gradient(self, g, ins, out, needs, m):
+        return (out * (g - m.sum(g * out, axis=self.axis, keepdims=True)),)
+
+
+class LogSoftmax(Softmax):
+    """l = z − log Σ e^z along `axis`;  z̄ += ū − softmax(z)·Σ ū."""
+
+    name, symbol, rules = "log_softmax", "log_softmax", ("ū − softmax({0})·Σ ū",)
+
+    def compute(self, z: Array) -> Array:
+        if z.ndim == 0:
+            raise OpError("log_softmax needs a vector or a tensor, not a scalar", "shape")
+        normalise_axes(self.axis, z.ndim, self.name)
+        shifted = z - np.max(z, axis=self.axis, keepdims=True)
+        return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
+
+    def gradient(self, g, ins, out, needs, m):
+        return (g - m.exp(out) * m.sum(g, axis=self.axis, keepdims=True),)
+
+
+class CrossEntropy(Op):
+    """Softmax + negative log-likelihood, fused: L = mean over rows of (log Σ e^z − z[t]);
+    z̄ += ū·(softmax(z) − onehot(t)) / N."""
+
+    name, symbol, rules = "cross_entropy", "cross_entropy", ("ū·(softmax({0}) − onehot(t))/N",)
+
+    def __init__(self, labels: int | Sequence[int]) -> None:
+        self.labels = labels
+
+    def params(self) -> dict[str, Any]:
+        return {"labels": self.labels}
+
+    def onehot(self, z: Array) -> Array:
+        if z.ndim not in (1, 2):
+            raise OpError(
+                f"cross_entropy needs logits of shape (C,) or (N, C), got {shape_text(z.shape)}",
+                "shape",
+            )
+        rows = [self.labels] if z.ndim == 1 else self.labels
+        if z.ndim == 1 and not isinstance(self.labels, int):
+            raise OpError("cross_entropy with logits of shape (C,) needs one int label", "labels")
+        if z.ndim == 2 and (isinstance(rows, int) or len(rows) != z.shape[0]):
+            raise OpError(
+                f"cross_entropy with logits of shape {shape_text(z.shape)} needs "
+                f"{z.shape[0]} int labels, one per row",
+                "labels",
+            )
+        classes = z.shape[-1]
+        assert not isinstance(rows, int)
+        for t in rows:
+            if not 0 <= t < classes:
+                raise OpError(f"label {t} is not a class of {classes} (0…{classes - 1})", "labels")
+        onehot = np.zeros((len(rows), classes))
+        onehot[np.arange(len(rows)), list(rows)] = 1.0
+        return onehot.reshape(z.shape)
+
+    def compute(self, z: Array) -> Array:
+        onehot = self.onehot(z)
+        shifted = z - np.max(z, axis=-1, keepdims=True)
+        log_p = shifted - np.log(np.sum(np.exp(shifted), axis=-1, keepdims=True))
+        rows = 1 if z.ndim == 1 else z.shape[0]
+        return np.asarray(-np.sum(onehot * log_p) / rows)
+
+    def gradient(self, g, ins, out, needs, m):
+        z = ins[0]
+        rows = 1 if z.ndim == 1 else z.shape[0]
+        return (g * (m.softmax(z, -1) - self.onehot(z)) / float(rows),)
+
+
+class Mse(Op):
+    """L = mean((p − y)²);  p̄ += ū·2(p − y)/n,  ȳ += −ū·2(p − y)/n (n = elements)."""
+
+    name, symbol, rules = "mse", "mse", ("ū·2({0}−{1})/n", "−ū·2({0}−{1})/n")
+
+    def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+        broadcast_shape(*shapes)
+        return ()
+
+    def compute(self, p: Array, y: Array) -> Array:
+        return np.asarray(np.mean((p - y) ** 2))
+
+    def gradient(self, g, ins, out, needs, m):
+        p, y = ins
+        d = p - y
+        scaled = g * 2.0 * d / float(max(d.size, 1))
+        return (
+            m.sum_to(scaled, p.shape) if needs[0] else None,
+            m.sum_to(-scaled, y.shape) if needs[1] else None,
+        )
+
+
+# --- building nodes ----------------------------------------------------------------------------
+
+OPS: dict[str, type[Op]] = {
+    cls.name: cls
+    for cls in (
+        Add, Sub, Mul, Div, Pow, Maximum, Minimum, Neg, Exp, Log, Sqrt, Sin, Cos, Tanh,
+        Sigmoid, Relu, Abs, MatMul, Sum, Mean, Reshape, Transpose, Index, Softmax, LogSoftmax,
+        CrossEntropy, Mse,
+    )
+}  # fmt: skip
+
+
+def is_finite(a: Array) -> bool:
+    return math.isfinite(a.item()) if a.ndim == 0 else bool(np.isfinite(a).all())
+
+
+def apply(op: Op, *inputs: Any) -> Value:
+    """Run `op` forward on `inputs` (Values, or numbers and arrays taken as constants)."""
+    nodes = tuple(lift(x) for x in inputs)
+    arrays = [x.data for x in nodes]
+    op.out_shape(*(a.shape for a in arrays))
+    with np.errstate(all="ignore"):
+        out = op.compute(*arrays)
+    if not is_finite(out):
+        raise OpError(non_finite_message(op, out), "non_finite")
+    return Value(out if type(out) is np.ndarray else as_array(out), op, nodes)
+
+
+def non_finite_message(op: Op, out: Array) -> str:
+    """'gives NaN — log needs positive numbers…': the builder puts the source text first."""
+    bad = "NaN (not a number)" if np.isnan(out).any() else "an infinite value"
+    hint = f" — {op.domain_hint}" if op.domain_hint else ""
+    return f"gives {bad}{hint}"
+
+
+def add(a: Any, b: Any) -> Value:
+    return apply(Add(), a, b)
+
+
+def sub(a: Any, b: Any) -> Value:
+    return apply(Sub(), a, b)
+
+
+def mul(a: Any, b: Any) -> Value:
+    return apply(Mul(), a, b)
+
+
+def div(a: Any, b: Any) -> Value:
+    return apply(Div(), a, b)
+
+
+def power(a: Any, b: Any) -> Value:
+    return apply(Pow(), a, b)
+
+
+def maximum(a: Any, b: Any) -> Value:
+    return apply(Maximum(), a, b)
+
+
+def minimum(a: Any, b: Any) -> Value:
+    return apply(Minimum(), a, b)
+
+
+def neg(x: Any) -> Value:
+    return apply(Neg(), x)
+
+
+def exp(x: Any) -> Value:
+    return apply(Exp(), x)
+
+
+def log(x: Any) -> Value:
+    return apply(Log(), x)
+
+
+def sqrt(x: Any) -> Value:
+    return apply(Sqrt(), x)
+
+
+def sin(x: Any) -> Value:
+    return apply(Sin(), x)
+
+
+def cos(x: Any) -> Value:
+    return apply(Cos(), x)
+
+
+def tanh(x: Any) -> Value:
+    return apply(Tanh(), x)
+
+
+def sigmoid(x: Any) -> Value:
+    return apply(Sigmoid(), x)
+
+
+def relu(x: Any) -> Value:
+    return apply(Relu(), x)
+
+
+def absolute(x: Any) -> Value:
+    return apply(Abs(), x)
+
+
+def matmul(a: Any, b: Any) -> Value:
+    return apply(MatMul(), a, b)
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Value:  # noqa: A001
+    return apply(Sum(axis, keepdims), x)
+
+
+def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Value:
+    return apply(Mean(axis, keepdims), x)
+
+
+def reshape(x: Any, shape: Sequence[int]) -> Value:
+    return apply(Reshape(tuple(shape)), x)
+
+
+def transpose(x: Any, axes: Sequence[int] | None = None) -> Value:
+    return apply(Transpose(None if axes is None else tuple(axes)), x)
+
+
+def index(x: Any, key: Any) -> Value:
+    return apply(Index(key if isinstance(key, tuple) else (key,)), x)
+
+
+def softmax(z: Any, axis: int = -1) -> Value:
+    return apply(Softmax(axis), z)
+
+
+def log_softmax(z: Any, axis: int = -1) -> Value:
+    return apply(LogSoftmax(axis), z)
+
+
+def cross_entropy(z: Any, labels: int | Sequence[int]) -> Value:
+    return apply(CrossEntropy(labels), z)
+
+
+def mse(p: Any, y: Any) -> Value:
+    return apply(Mse(), p, y)
+
+
+def const(x: Any) -> Value:
+    """Cut the graph: a constant with x's value (alias `detach`)."""
+    return constant(x.data.copy() if isinstance(x, Value) else as_array(x))
+
+
+detach = const
+
+
+def _install_operators() -> None:
+    """Give Value its operators, so `x*y + x` builds graph nodes."""
+    Value.__add__ = lambda self, other: add(self, other)  # type: ignore[method-assign]
+    Value.__radd__ = lambda self, other: add(other, self)  # type: ignore[attr-defined]
+    Value.__sub__ = lambda self, other: sub(self, other)  # type: ignore[attr-defined]
+    Value.__rsub__ = lambda self, other: sub(other, self)  # type: ignore[attr-defined]
+    Value.__mul__ = lambda self, other: mul(self, other)  # type: ignore[attr-defined]
+    Value.__rmul__ = lambda self, other: mul(other, self)  # type: ignore[attr-defined]
+    Value.__truediv__ = lambda self, other: div(self, other)  # type: ignore[attr-defined]
+    Value.__rtruediv__ = lambda self, other: div(other, self)  # type: ignore[attr-defined]
+    Value.__pow__ = lambda self, other: power(self, other)  # type: ignore[attr-defined]
+    Value.__rpow__ = lambda self, other: power(other, self)  # type: ignore[attr-defined]
+    Value.__matmul__ = lambda self, other: matmul(self, other)  # type: ignore[attr-defined]
+    Value.__rmatmul__ = lambda self, other: matmul(other, self)  # type: ignore[attr-defined]
+    Value.__neg__ = lambda self: neg(self)  # type: ignore[attr-defined]
+    Value.__getitem__ = lambda self, key: index(self, key)  # type: ignore[attr-defined]
+    Value.T = property(lambda self: transpose(self))  # type: ignore[attr-defined]
+    for method in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu"):
+        setattr(Value, method, globals()[method])
+    Value.abs = absolute  # type: ignore[attr-defined]
+    Value.sum = sum  # type: ignore[attr-defined]
+    Value.mean = mean  # type: ignore[attr-defined]
+    Value.softmax = softmax  # type: ignore[attr-defined]
+    Value.log_softmax = log_softmax  # type: ignore[attr-defined]
+    Value.transpose = transpose  # type: ignore[attr-defined]
+    Value.reshape = reshape  # type: ignore[attr-defined]
+    Value.detach = const  # type: ignore[attr-defined]
+
+
+_install_operators()

@@ -1,0 +1,115 @@
+"""The node of the graph: a value, its gradient, and the op and inputs that made it."""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from engine.ops import Op
+
+# Creation order, the only thing that orders nodes made through the Python API. Never id().
+_creation = itertools.count()
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """Where in the source a node was written: 1-based lines and columns, in code points."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "line": self.line,
+            "column": self.column,
+            "end_line": self.end_line,
+            "end_column": self.end_column,
+        }
+
+
+def as_array(data: Any) -> np.ndarray:
+    """Every value means a float64 array; a number is a 0-d array."""
+    return np.asarray(data, dtype=np.float64)
+
+
+class Value:
+    """A float64 array with the op and inputs that produced it, and its gradient.
+
+    Operators (`+ - * / ** @`, unary `-`, indexing, `.T`) are attached by engine.ops.
+
+    `kind` is "leaf" (a parameter, gets a gradient), "const" (a number in the program, or what
+    `const()` cut off: no gradient) or "op" (the result of an op).
+    """
+
+    __slots__ = (
+        "data",
+        "grad",
+        "op",
+        "inputs",
+        "name",
+        "label",
+        "kind",
+        "requires_grad",
+        "seq",
+        "span",
+        "text",
+    )
+
+    def __init__(
+        self,
+        data: Any,
+        op: Op | None = None,
+        inputs: tuple[Value, ...] = (),
+        *,
+        name: str | None = None,
+        kind: str | None = None,
+    ) -> None:
+        self.data: np.ndarray = data if type(data) is np.ndarray else as_array(data)
+        self.grad: np.ndarray | None = None
+        self.op = op
+        self.inputs = inputs
+        self.name = name
+        self.label: str | None = name
+        self.kind = kind or ("op" if op is not None else "leaf")
+        # Like PyTorch: an op needs a gradient only when one of its inputs does.
+        self.requires_grad = self.kind == "leaf" or (
+            self.kind == "op" and any(x.requires_grad for x in inputs)
+        )
+        self.seq = next(_creation)
+        self.span: Span | None = None
+        self.text: str | None = None
+
+    @property
+    def shape(self) -> tuple[int, ...]:
+        return self.data.shape
+
+    def __repr__(self) -> str:
+        what = self.label or (self.op.name if self.op else self.kind)
+        return f"Value({what}, shape={self.data.shape})"
+
+    def backward(self, recorder: Any = None, accumulate: str = "add", order: str = "dfs") -> None:
+        """Fill `.grad` of every node this one depends on (see engine.backward)."""
+        from engine.backward import backward
+
+        backward(self, recorder=recorder, accumulate=accumulate, order=order)
+
+
+def leaf(data: Any, name: str | None = None) -> Value:
+    """A parameter: a value that gets a gradient."""
+    return Value(data, name=name, kind="leaf")
+
+
+def constant(data: Any, name: str | None = None) -> Value:
+    """A constant: shown in the graph, never given a gradient."""
+    return Value(data, name=name, kind="const")
+
+
+def lift(x: Any) -> Value:
+    """A Value as it is; a number or array as a constant node."""
+    return x if isinstance(x, Value) else constant(x)

@@ -1,0 +1,1 @@
+"""Routers, one per concern: api (JSON), pages (HTML and SVG)."""

@@ -15,7 +15,7 @@ import numpy as np
 
 from engine import ir, ops
 from engine.errors import ProgramError
-from engine.lang import did_you_mean
+from engine.lang import did_you_mean, source_lines
 from engine.limits import DEFAULT_LIMITS, Limits
 from engine.ops import OpError
 from engine.value import Span, Value
@@ -79,7 +79,7 @@ class Builder:
         self.iterations = 0
         self.statements = 0
         self.output: Value | None = None
-        self.lines = program.source.splitlines()
+        self.lines = source_lines(program.source)
 
     # --- the run ---------------------------------------------------------------------------
     def run(self) -> Graph:
@@ -96,9 +96,12 @@ class Builder:
         for key in self.values:
             if key not in free:
                 known = ", ".join(free) if free else "none"
+                # the key is user input: quote a bounded, encodable piece of it, never all of it
+                shown = key[:40].encode("utf-8", "replace").decode("utf-8")
+                shown += "…" if len(key) > 40 else ""
                 raise ProgramError(
-                    f"a value is given for '{key}', but the program has no free name '{key}' "
-                    f"(free names: {known}){did_you_mean(key, free)}",
+                    f"a value is given for '{shown}', but the program has no free name "
+                    f"'{shown}' (free names: {known}){did_you_mean(key[:100], free)}",
                     code="unknown_value",
                 )
         out = []
@@ -128,6 +131,23 @@ class Builder:
             raise ProgramError(f"the value for '{name}' is not a finite number",
                                code="bad_value")
         return array
+
+    def given_labels(self, name: str) -> int | tuple[int, ...]:
+        """Class labels given in `values` (JSON numbers arrive as floats): whole numbers only."""
+        raw = self.values.get(name, 0)
+
+        def whole(v: Any) -> int:
+            if isinstance(v, bool) or not isinstance(v, int | float) or not float(v).is_integer():
+                raise ProgramError(f"the value for '{name}' is class labels for cross_entropy: "
+                                   "a whole number or a list of whole numbers", code="labels")
+            return int(v)
+
+        if isinstance(raw, list | tuple):
+            if not raw:
+                raise ProgramError(f"the value for '{name}' is an empty list of labels",
+                                   code="labels")
+            return tuple(whole(v) for v in raw)
+        return whole(raw)
 
     def block(self, body: tuple[ir.Stmt, ...], multiplier: int) -> None:
         for stmt in body:
@@ -191,20 +211,30 @@ class Builder:
         if isinstance(e, ir.Name):
             return self.name(e)
         if isinstance(e, ir.BinOp):
-            left, right = self.value(e.left), self.value(e.right)
-            if e.op == "pow":
-                self.check_exponent(right, e.right)
-            return self.apply(BINARY_OPS[e.op](), (left, right), e.span)
+            return self.chain(e)
         if isinstance(e, ir.Neg):
             return self.apply(ops.Neg(), (self.value(e.operand),), e.span)
         if isinstance(e, ir.Index):
-            key = tuple(self.key_part(k) for k in e.key)
+            key = tuple(self.key_part(k, e.span) for k in e.key)
             return self.apply(ops.Index(key), (self.value(e.value),), e.span)
         if isinstance(e, ir.Call):
             return self.call(e, leaf_name)
         if isinstance(e, ir.Labels):
             return LabelValue(e.value)
         raise AssertionError(f"unhandled IR node {type(e).__name__}")
+
+    def chain(self, e: ir.BinOp) -> Value:
+        """A left-leaning chain `a + b + c + …`, evaluated with a loop, not recursion."""
+        spine = [e]
+        while isinstance(spine[-1].left, ir.BinOp):
+            spine.append(spine[-1].left)
+        result = self.value(spine[-1].left)
+        for link in reversed(spine):
+            right = self.value(link.right)
+            if link.op == "pow":
+                self.check_exponent(right, link.right)
+            result = self.apply(BINARY_OPS[link.op](), (result, right), link.span)
+        return result
 
     def value(self, e: ir.Expr) -> Value:
         node = self.expr(e)
@@ -222,8 +252,7 @@ class Builder:
             return found
         if e.id in self.program.free:
             if e.id in self.program.label_names:
-                labels = self.values.get(e.id, 0)
-                found = LabelValue(labels if isinstance(labels, int) else tuple(labels))
+                found = LabelValue(self.given_labels(e.id))
             else:
                 value = self.given_value(e.id) if e.id in self.values else np.float64(1.0)
                 found = self.new_node(value, e.span, kind="leaf", name=e.id)
@@ -382,11 +411,11 @@ class Builder:
             return tuple(self.static(a) for a in axis)
         return self.static(axis)
 
-    def key_part(self, k: ir.Static | ir.SSlice) -> int | slice:
+    def key_part(self, k: ir.Static | ir.SSlice, span: Span) -> int | slice:
         if isinstance(k, ir.SSlice):
             parts = [None if p is None else self.static(p) for p in (k.start, k.stop, k.step)]
             if parts[2] == 0:
-                raise ProgramError("a slice step cannot be 0", code="index")
+                raise self.error(span, "a slice step cannot be 0", "index")
             return slice(*parts)
         return self.static(k)
 
@@ -410,7 +439,9 @@ class Builder:
             return lines[0][span.column - 1 : span.end_column - 1]
         lines[-1] = lines[-1][: span.end_column - 1]
         lines[0] = lines[0][span.column - 1 :]
-        return " ".join(part.strip() for part in lines)
+        # A span over several lines may hold comments; strings are not in the language, so a
+        # `#` always starts one. Keep only the code.
+        return " ".join(part.split("#", 1)[0].strip() for part in lines)
 
     def error(self, span: Span | None, message: str, code: str = "invalid",
               limit: str | None = None) -> ProgramError:

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import ast
 import difflib
+import functools
+import re
 import unicodedata
 from collections.abc import Callable, Iterable
 from typing import Any
@@ -103,8 +105,17 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> ir.Program:
     except SyntaxError as e:
         raise syntax_error(e, source) from None
     except (RecursionError, MemoryError, ValueError):
+        operators = sum(source.count(c) for c in "+-*/@")
+        if operators > limits.max_nodes:
+            raise ProgramError(
+                f"the program has about {operators:,} operators, more than the "
+                f"{limits.max_nodes:,} graph nodes a program may make (max_nodes)",
+                code="too_large",
+                limit="max_nodes",
+            ) from None
         raise ProgramError(
-            f"the program is nested too deeply to read (the limit is {limits.max_depth} levels)",
+            f"the program is nested too deeply to read (the limit is {limits.max_depth} levels, "
+            "max_depth)",
             code="too_deep",
             limit="max_depth",
         ) from None
@@ -115,11 +126,21 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> ir.Program:
 # --- text checks, before ast.parse -----------------------------------------------------------
 
 
+NEWLINE = re.compile(r"\r\n|\r|\n")
+
+
+@functools.lru_cache(maxsize=8)
+def source_lines(source: str) -> list[str]:
+    """The lines as Python's tokenizer counts them: only \r\n, \r and \n end a line
+    (str.splitlines also splits at U+2028, U+000C, …, which Python allows in comments).
+    Cached and shared: slice it, never mutate it."""
+    return NEWLINE.split(source)
+
+
 def position_of(source: str, index: int) -> tuple[int, int]:
     """1-based line and column (code points) of a character index."""
-    line = source.count("\n", 0, index) + 1
-    column = index - (source.rfind("\n", 0, index) + 1) + 1
-    return line, column
+    lines = NEWLINE.split(source[:index])
+    return len(lines), len(lines[-1]) + 1
 
 
 def check_text(source: str, limits: Limits) -> None:
@@ -165,9 +186,12 @@ def check_text(source: str, limits: Limits) -> None:
 
 def syntax_error(e: SyntaxError, source: str) -> ProgramError:
     message = (e.msg or "invalid syntax").rstrip(".")
+    if "integer string conversion" in message:  # CPython's 4,300-digit guard
+        message = "this number has too many digits"
     if e.lineno is None:
         return ProgramError(f"syntax error: {message}", code="syntax")
-    line_text = source.splitlines()[e.lineno - 1] if source.splitlines() else ""
+    lines = source_lines(source)
+    line_text = lines[e.lineno - 1] if 0 < e.lineno <= len(lines) else ""
     column = e.offset or 1
     # CPython counts the offset in characters for str sources; keep it on the line.
     column = max(1, min(column, len(line_text) + 1))
@@ -179,22 +203,28 @@ def syntax_error(e: SyntaxError, source: str) -> ProgramError:
 
 def check_depth(tree: ast.AST, source: str, limits: Limits) -> None:
     """Refuse expressions nested deeper than the limit (`-(-(-…x))`), without recursion."""
-    stack: list[tuple[ast.AST, int]] = [(tree, 0)]
+    # Each entry carries the nearest node with a position (`Load` and operators have none).
+    stack: list[tuple[ast.AST, int, ast.AST | None]] = [(tree, 0, None)]
     while stack:
-        node, depth = stack.pop()
+        node, depth, placed = stack.pop()
+        if getattr(node, "lineno", None) is not None:
+            placed = node
         if depth > limits.max_depth:
-            line = getattr(node, "lineno", None)
-            col = getattr(node, "col_offset", None)
+            line = getattr(placed, "lineno", None)
+            col = getattr(placed, "col_offset", None)
             column = None if col is None or line is None else char_column(source, line, col)
             raise ProgramError(
                 f"the program is nested more than {limits.max_depth} levels deep (max_depth)",
                 line, column, code="too_deep", limit="max_depth")
-        stack.extend((child, depth + 1) for child in ast.iter_child_nodes(node))
+        for child in ast.iter_child_nodes(node):
+            # The left operand of a binary operator continues a flat chain (`a + b + c`).
+            chained = isinstance(node, ast.BinOp) and child is node.left
+            stack.append((child, depth if chained else depth + 1, placed))
 
 
 def char_column(source: str, line: int, byte_offset: int) -> int:
     """ast counts columns in UTF-8 bytes; students count characters (1-based)."""
-    lines = source.splitlines()
+    lines = source_lines(source)
     text = lines[line - 1] if 0 < line <= len(lines) else ""
     return len(text.encode("utf-8")[:byte_offset].decode("utf-8", errors="ignore")) + 1
 
@@ -208,7 +238,7 @@ class Parser:
     def __init__(self, source: str, limits: Limits) -> None:
         self.source = source
         self.limits = limits
-        self.lines = source.splitlines()
+        self.lines = source_lines(source)
         self.assigned: set[str] = set()
         self.free: list[str] = []
         self.label_names: set[str] = set()
@@ -287,6 +317,7 @@ class Parser:
             if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
                 raise self.error(node, "assign to one name at a time: name = expression")
             target = node.targets[0].id
+            self.check_name(node.targets[0], target)
             if target in FUNCTIONS:
                 raise self.error(node.targets[0], f"'{target}' is a function name; "
                                  "choose another name")
@@ -306,6 +337,9 @@ class Parser:
                 if len(value.args) != 1 or value.keywords:
                     raise self.error(value, "seed takes one whole number: seed(0)")
                 n = self.static_value(value.args[0])
+                if n < 0:
+                    raise self.error(value.args[0], "seed takes a whole number ≥ 0: seed(0)",
+                                     "static")
                 return ir.Seed(n, self.span(node))
             if not last:
                 raise self.error(node, "only the last statement can be a bare expression; "
@@ -334,6 +368,7 @@ class Parser:
             else (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else ir.SInt(1))
         )
         var = node.target.id
+        self.check_name(node.target, var)
         if var in FUNCTIONS:
             raise self.error(node.target, f"'{var}' is a function name; choose another name")
         self.loop_vars.append(var)
@@ -362,8 +397,14 @@ class Parser:
             raise self.error(node, "this number is too large for a float64", "non_finite")
         return ir.Num(value, self.span(node))
 
+    def check_name(self, node: ast.AST, name: str) -> None:
+        if name.startswith("__"):
+            raise self.error(node, f"names starting with __ ('{name[:40]}') are not part of "
+                             "the language", "unsupported")
+
     def name(self, node: ast.Name) -> ir.Expr:
         name = node.id
+        self.check_name(node, name)
         if name in self.loop_vars:
             return ir.Name(name, self.span(node))  # the build reads it as a constant
         if name in FUNCTIONS:
@@ -387,7 +428,16 @@ class Parser:
                       ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^"}.get(type(node.op), "?")
             raise self.error(node, f"the operator {symbol} is not part of the language "
                              "(use + - * / ** @)", "unsupported")
-        return ir.BinOp(op, self.expr(node.left), self.expr(node.right), self.span(node))
+        # `a + b + c + …` is a left-leaning chain: walk its spine with a loop, not recursion,
+        # so a long flat sum is not mistaken for deep nesting.
+        spine = [node]
+        while isinstance(spine[-1].left, ast.BinOp) and type(spine[-1].left.op) in BIN_OPS:
+            spine.append(spine[-1].left)
+        result = self.expr(spine[-1].left)
+        for link in reversed(spine):
+            result = ir.BinOp(BIN_OPS[type(link.op)], result, self.expr(link.right),
+                              self.span(link))
+        return result
 
     def unary(self, node: ast.UnaryOp) -> ir.Expr:
         if isinstance(node.op, ast.UAdd):
@@ -502,7 +552,7 @@ class Parser:
                                  "unsupported")
             if kw.arg not in allowed:
                 can = f"; {name} takes {', '.join(allowed)}" if allowed else ""
-                raise self.error(kw.value, f"{name}() has no keyword '{kw.arg}'{can}",
+                raise self.error(kw, f"{name}() has no keyword '{kw.arg}'{can}",
                                  "keyword")
             kwargs.append((kw.arg, self.keyword_value(kw.arg, kw.value)))
 

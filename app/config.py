@@ -13,9 +13,9 @@ from engine.limits import Limits
 class Settings:
     limits: Limits = field(default_factory=lambda: Limits().with_env())
     # A request body larger than this is refused before it is read in full.
-    max_body_bytes: int = int(os.environ.get("GRADTRACE_MAX_BODY_BYTES", 64 * 1024))
+    max_body_bytes: int = int(os.environ.get("GRADTRACE_MAX_BODY_BYTES", 1024 * 1024))
     # The longest a query string may be (permalinks included).
-    max_query_bytes: int = int(os.environ.get("GRADTRACE_MAX_QUERY_BYTES", 32 * 1024))
+    max_query_bytes: int = int(os.environ.get("GRADTRACE_MAX_QUERY_BYTES", 64 * 1024))
 
 
 @lru_cache

@@ -1,0 +1,265 @@
+"""The start of the hostile-input corpus (issue 5), by category. Every case goes through the
+HTTP API and asserts the exact outcome — status, error code, the limit that was hit — and that
+the answer came back within a time bound, small, and as strict JSON.
+
+Categories: parser escapes, size and time bombs, numeric edges, Unicode, DOT/SVG/HTML-shaped
+text (which cannot become a name: names are identifiers, strings are not in the language).
+"""
+
+from __future__ import annotations
+
+import json
+import time
+import unicodedata
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+
+from app.main import app
+
+BOUND = 2.0  # seconds per request, generous: a hang or a bomb that ran would blow it
+SMALL = 4096  # bytes: an error answer never echoes a large input
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(app, raise_server_exceptions=False) as c:
+        yield c
+
+
+def send(client: TestClient, source: str, values: dict[str, Any] | None = None
+         ) -> tuple[int, dict[str, Any], float, int]:
+    """POST raw JSON (ASCII-escaped, so lone surrogates survive the trip) and time it."""
+    body: dict[str, Any] = {"source": source}
+    if values is not None:
+        body["values"] = values
+    content = json.dumps(body).encode()
+    start = time.perf_counter()
+    r = client.post("/api/trace", content=content, headers={"content-type": "application/json"})
+    elapsed = time.perf_counter() - start
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"{token} in JSON")
+
+    assert r.headers["content-type"].startswith("application/json")
+    return r.status_code, json.loads(r.content, parse_constant=refuse), elapsed, len(r.content)
+
+
+# (category, id, source, status, error code or None, limit or None)
+Case = tuple[str, str, str, int, "str | None", "str | None"]
+
+PARSER_ESCAPES: list[Case] = [
+    ("escape", "import-call", "__import__('os')", 400, "unknown_function", None),
+    ("escape", "import-call-system", "__import__('os').system('id')", 400, "unknown_method",
+     None),
+    ("escape", "class-bases", "().__class__.__bases__", 400, "attribute", None),
+    ("escape", "dict", "x.__dict__", 400, "attribute", None),
+    ("escape", "subclasses", "x.__class__.__mro__[1].__subclasses__()", 400, "unknown_method",
+     None),
+    ("escape", "list-class", "[].__class__", 400, "attribute", None),
+    ("escape", "method-globals", "x.sum.__globals__", 400, "attribute", None),
+    ("escape", "result-class", "y = x.sum(axis=1).__class__", 400, "attribute", None),
+    ("escape", "index-class", "x[0].__class__", 400, "attribute", None),
+    ("escape", "builtins-open", "__builtins__.open", 400, "attribute", None),
+    ("escape", "exec", 'exec("1")', 400, "unknown_function", None),
+    ("escape", "eval", "eval('1+1')", 400, "unknown_function", None),
+    ("escape", "open", "open('/etc/passwd')", 400, "unknown_function", None),
+    ("escape", "getattr", "getattr(x, 'y')", 400, "unknown_function", None),
+    ("escape", "globals", "globals()", 400, "unknown_function", None),
+    ("escape", "compile", "compile('1', 'f', 'eval')", 400, "unknown_function", None),
+    ("escape", "breakpoint", "breakpoint()", 400, "unknown_function", None),
+    ("escape", "import", "import os", 400, "unsupported", None),
+    ("escape", "from-import", "from os import system", 400, "unsupported", None),
+    ("escape", "lambda", "lambda: 0", 400, "unsupported", None),
+    ("escape", "lambda-call", "(lambda: 0)()", 400, "unsupported", None),
+    ("escape", "comprehension", "[c for c in ().__class__.__bases__]", 400, "unsupported", None),
+    ("escape", "def", "def f():\n    return 1", 400, "unsupported", None),
+    ("escape", "async-def", "async def f(): pass", 400, "unsupported", None),
+    ("escape", "class", "class A: pass", 400, "unsupported", None),
+    ("escape", "with", "with open('f') as g:\n    y = 1", 400, "unsupported", None),
+    ("escape", "try", "try:\n    y = 1\nexcept:\n    y = 2", 400, "unsupported", None),
+    ("escape", "f-string", "x = f'{__import__(\"os\")}'", 400, "unsupported", None),
+    ("escape", "bytes", "x = b'\\x00'", 400, "unsupported", None),
+    ("escape", "keyword-value", "sum(x, axis=__import__)", 400, "static", None),
+    ("escape", "walrus", "y = (x := 1)", 400, "unsupported", None),
+    ("escape", "global", "global x", 400, "unsupported", None),
+    ("escape", "yield", "yield x", 400, "unsupported", None),
+    ("escape", "await", "await x", 400, "unsupported", None),
+    # a bare builtin's name is just a free name (a leaf of 1.0): nothing is looked up
+    ("escape", "bare-eval", "eval", 200, None, None),
+    ("escape", "bare-open", "x = 1\nopen * x", 200, None, None),
+]
+
+BOMBS: list[Case] = [
+    ("bomb", "power-tower", "9**9**9**9", 413, "too_large", "max_exponent"),
+    ("bomb", "huge-exponent", "x = 2\nx ** 100000", 413, "too_large", "max_exponent"),
+    ("bomb", "zeros-1e9", "zeros(10**9)", 413, "too_large", "max_tensor_elements"),
+    ("bomb", "randn-square", "randn(10**6, 10**6)", 413, "too_large", "max_tensor_elements"),
+    ("bomb", "broadcast", "zeros(4096, 1) + zeros(1, 4096)", 413, "too_large",
+     "max_tensor_elements"),
+    ("bomb", "outer-matmul", "zeros(4096, 1) @ zeros(1, 4096)", 413, "too_large",
+     "max_tensor_elements"),
+    ("bomb", "many-medium", "a = zeros(128, 128)\n" + "\n".join(
+        f"b{i} = a * a" for i in range(70)), 413, "too_large", "max_total_elements"),
+    ("bomb", "brackets", "(" * 10_000, 413, "too_deep", "max_depth"),
+    ("bomb", "plus-chain-100k", "x" + "+x" * 100_000, 413, "too_long", "max_source_chars"),
+    ("bomb", "plus-chain-under-source-limit", "x" + "+x" * 4_999, 413, "too_deep",
+     "max_depth"),
+    ("bomb", "index-chain", "x" + "[0]" * 3_000, 413, "too_deep", "max_depth"),
+    ("bomb", "minus-chain", "-" * 9_999 + "x", 413, "too_deep", "max_depth"),
+    ("bomb", "loop-1e9", "for i in range(10**9):\n    y = 1", 413, "too_large",
+     "max_loop_iterations"),
+    ("bomb", "nested-loops", "for i in range(100):\n    for j in range(100):\n"
+     "        for k in range(100):\n            y = 1", 413, "too_large",
+     "max_loop_iterations"),
+    ("bomb", "loop-nodes", "s = 0\nfor i in range(1999):\n    s = s + x*x", 413, "too_large",
+     "max_nodes"),
+    ("bomb", "loop-1e20", "for i in range(10**20):\n    y = 1", 400, "too_large", None),
+    ("bomb", "many-digits", "x = " + "1" * 5_000, 400, "syntax", None),
+    ("bomb", "big-source", "x = 1\n" * 2_000, 413, "too_long", "max_source_chars"),
+]
+
+NUMERIC: list[Case] = [
+    ("numeric", "log0", "log(0)", 400, "non_finite", None),
+    ("numeric", "0div0", "0/0", 400, "non_finite", None),
+    ("numeric", "1div0", "1/0", 400, "non_finite", None),
+    ("numeric", "sqrt-1", "sqrt(-1)", 400, "non_finite", None),
+    ("numeric", "cube-root", "(-8)**(1/3)", 400, "non_finite", None),
+    ("numeric", "exp1000", "exp(1000)", 400, "non_finite", None),
+    ("numeric", "exp-tower", "exp(exp(exp(10)))", 400, "non_finite", None),
+    ("numeric", "float-literal", "x = 1e400", 400, "non_finite", None),
+    ("numeric", "int-power", "x = 10**400", 400, "non_finite", None),
+    ("numeric", "overflow-mul", "x = 1e308\ny = x * 10", 400, "non_finite", None),
+    ("numeric", "squaring", "x = 2\n" + "x = x * x\n" * 12, 400, "non_finite", None),
+    ("numeric", "log-negative", "x = -1\ny = log(x)", 400, "non_finite", None),
+    ("numeric", "zero-negative-power", "x = 0\ny = x ** -1", 400, "non_finite", None),
+    ("numeric", "sqrt-grad-at-0", "x = 0\ny = sqrt(x)", 400, "non_finite_grad", None),
+    ("numeric", "stable-softmax", "z = [1e308, -1e308]\nsoftmax(z)", 200, None, None),
+    ("numeric", "stable-cross-entropy", "z = [1000.0, 0.0]\ncross_entropy(z, 1)", 200, None,
+     None),
+    ("numeric", "relu-at-0", "x = 0\nrelu(x) + abs(x)", 200, None, None),
+    ("numeric", "max-tie", "x = 1\nmax(x, 1)", 200, None, None),
+]
+
+UNICODE: list[Case] = [
+    ("unicode", "cjk-name", "损失 = x*y", 200, None, None),
+    ("unicode", "math-bold-x", "𝐱 = 2\n𝐱 * 3", 200, None, None),
+    ("unicode", "cyrillic-x-is-another-name", "х = 2\nx * х", 200, None, None),
+    ("unicode", "combining-accent", "e\u0301 = 1\né * 2", 200, None, None),
+    ("unicode", "rlo-in-name", "x\u202e = 1", 400, "bidi_control", None),
+    ("unicode", "rli-in-comment", "x = 1 # \u2067 comment", 400, "bidi_control", None),
+    ("unicode", "lrm", "x = 1\u200e", 400, "bidi_control", None),
+    ("unicode", "arabic-letter-mark", "x = 1\ny = x\u061c", 400, "bidi_control", None),
+    ("unicode", "lone-surrogate", "x = \ud800", 400, "bad_character", None),
+    ("unicode", "low-surrogate", "# \udfff\nx = 1", 400, "bad_character", None),
+    ("unicode", "nul", "x\x00 = 1", 400, "bad_character", None),
+    ("unicode", "escape-char", "x = 1\x1b[31m", 400, "bad_character", None),
+    ("unicode", "zero-width-space", "x = \u200bx", 400, "syntax", None),
+    ("unicode", "bom", "\ufeffx = 1", 400, "syntax", None),
+    ("unicode", "line-separator", "x = 1\u2028y = 2", 400, "syntax", None),
+    ("unicode", "astral-name", "\U0001d6fd = 2\n\U0001d6fd * 2", 200, None, None),
+]
+
+MARKUP: list[Case] = [
+    ("markup", "script-tag", "<script>alert(1)</script>", 400, "syntax", None),
+    ("markup", "html-label", "x = <b>1</b>", 400, "syntax", None),
+    ("markup", "dot-quote-break", 'x"];a[label="', 400, "syntax", None),
+    ("markup", "dot-edge", "a -> b", 400, "syntax", None),
+    ("markup", "dot-html-label", "x = <<b>x</b>>", 400, "syntax", None),
+    ("markup", "javascript-url", "javascript:alert(1)", 400, "unsupported", None),
+    ("markup", "entity", "&lt;", 400, "syntax", None),
+    ("markup", "ampersand", "x = 1 & 2", 400, "unsupported", None),
+    ("markup", "string-label", 'x = "<img src=x onerror=alert(1)>"', 400, "unsupported", None),
+    ("markup", "comment-script", "x = 1 # <script>alert(1)</script>", 200, None, None),
+    ("markup", "comment-inside-expression", 'y = (x *  # "><svg onload=alert(1)>\n 2) + 1', 200,
+     None, None),
+]
+
+CORPUS = PARSER_ESCAPES + BOMBS + NUMERIC + UNICODE + MARKUP
+
+
+def test_the_corpus_is_large_enough() -> None:
+    assert len(CORPUS) >= 60
+    assert len({c[1] for c in CORPUS}) == len(CORPUS)  # ids are unique
+
+
+@pytest.mark.parametrize(("source", "status", "code", "limit"), [c[2:] for c in CORPUS],
+                         ids=[f"{c[0]}-{c[1]}" for c in CORPUS])
+def test_hostile_program(client: TestClient, source: str, status: int, code: str | None,
+                         limit: str | None) -> None:
+    got, body, elapsed, size = send(client, source)
+    assert elapsed < BOUND, f"{elapsed:.2f}s"
+    assert got == status, body
+    if status == 200:
+        check_trace_is_inert(body)
+        return
+    error = body["error"]
+    assert (error["code"], error.get("limit")) == (code, limit), error
+    assert size < SMALL
+    if limit is not None:
+        assert limit in error["message"]
+    # no single position: an over-long program, or one too deep for Python's own parser
+    if code != "too_long" and "too deeply to read" not in error["message"]:
+        assert error["line"] is not None and error["column"] is not None
+
+
+def check_trace_is_inert(body: dict[str, Any]) -> None:
+    """Nothing in a trace can carry markup: names are identifiers, labels are code without
+    strings, comments or control characters."""
+    for node in body["nodes"]:
+        if node["name"] is not None:
+            assert node["name"].isidentifier(), node
+        for text in (node["label"], node.get("text") or ""):
+            assert not set(text) & set("<>\"'&#`"), node
+            assert all(unicodedata.category(ch) not in ("Cc", "Cf", "Cs") for ch in text), node
+
+
+def test_look_alikes_show_the_name_the_program_uses(client: TestClient) -> None:
+    _, body, _, _ = send(client, "𝐱 = 2\n𝐱 * 3")
+    assert [n["label"] for n in body["nodes"]] == ["x", "3", "out"]
+    assert body["grads"] == {"x": 3.0}
+    _, body, _, _ = send(client, "x = 2\n𝐱 * 3")  # the same name as x
+    assert body["grads"] == {"x": 3.0}
+    _, body, _, _ = send(client, "х = 2\nx * х")  # Cyrillic х is a different letter
+    assert set(body["grads"]) == {"х", "x"}
+    _, body, _, _ = send(client, "e\u0301 = 1\né * 2")  # decomposed é is composed é
+    assert body["grads"] == {"é": 2.0}
+
+
+def test_comments_never_reach_a_label(client: TestClient) -> None:
+    _, body, _, _ = send(client, 'y = (x *  # "><svg onload=alert(1)>\n 2) + 1')
+    assert [n["label"] for n in body["nodes"]] == ["x", "2", "x * 2", "1", "y"]
+
+
+@pytest.mark.parametrize(("values", "status", "code"), [
+    ({"x": [[1.0] * 200] * 200}, 413, "too_large"),
+    ({"x": [1, [2]]}, 400, "bad_value"),
+    ({"q": 1}, 400, "unknown_value"),
+    ({"\ud800": 1}, 400, "unknown_value"),
+    ({"x" * 100_000: 1}, 400, "unknown_value"),
+    ({"x": "1; import os"}, 422, "malformed_request"),
+    ({"x": {"__class__": 1}}, 422, "malformed_request"),
+])
+def test_hostile_values(client: TestClient, values: dict[str, Any], status: int,
+                        code: str) -> None:
+    got, body, elapsed, size = send(client, "x * 2", values)
+    assert elapsed < BOUND
+    assert got == status and body["error"]["code"] == code, body
+    assert size < SMALL
+
+
+@pytest.mark.parametrize("source", ["__class__ + 1", "__import__", "__builtins__ = 2"])
+def test_dunder_names_are_refused(client: TestClient, source: str) -> None:
+    got, body, _, _ = send(client, source)
+    assert got == 400 and body["error"]["code"] in ("unsupported", "invalid", "name")
+
+
+def test_hostile_requests_in_a_row_leave_the_app_answering(client: TestClient) -> None:
+    start = time.perf_counter()
+    for _, _, source, *_ in BOMBS:
+        send(client, source)
+    assert time.perf_counter() - start < 10 * BOUND
+    got, body, elapsed, _ = send(client, "x*y + x", {"x": 2, "y": 3})
+    assert got == 200 and body["grads"] == {"x": 4.0, "y": 2.0} and elapsed < 0.5

@@ -1,0 +1,537 @@
+"""The program language (spec/language.md): what it accepts, what each program means, and how
+each refused construct is reported — exact line and column (1-based, code points) and a
+message that says what is wrong."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import numpy as np
+import pytest
+
+from engine import ProgramError, run
+
+
+def trace(source: str, values: dict[str, Any] | None = None, **kw: Any) -> dict[str, Any]:
+    return run(source, values, **kw).to_dict()
+
+
+def refused(source: str, values: dict[str, Any] | None = None) -> ProgramError:
+    with pytest.raises(ProgramError) as info:
+        run(source, values)
+    return info.value
+
+
+def by_label(d: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {n["label"]: n for n in d["nodes"]}
+
+
+def output(d: dict[str, Any]) -> dict[str, Any]:
+    return next(n for n in d["nodes"] if n["id"] == d["output"])
+
+
+def assert_ids_contiguous(d: dict[str, Any]) -> None:
+    ids = [n["id"] for n in d["nodes"]]
+    assert ids == [f"n{i}" for i in range(len(ids))]
+    for i, n in enumerate(d["nodes"]):
+        # creation order: every input was made before the node that uses it
+        assert all(int(x[1:]) < i for x in n["inputs"]), n
+
+
+# --- accepted programs ---------------------------------------------------------------------
+
+
+def test_one_line_expression_is_the_lesson_example() -> None:
+    d = trace("x*y + x", {"x": 2, "y": 3})
+    assert [(n["id"], n["name"], n["label"], n["kind"], n["op"], n["inputs"], n["value"],
+             n["grad"]) for n in d["nodes"]] == [
+        ("n0", "x", "x", "leaf", None, [], 2.0, 4.0),
+        ("n1", "y", "y", "leaf", None, [], 3.0, 2.0),
+        ("n2", None, "x*y", "op", "mul", ["n0", "n1"], 6.0, 1.0),
+        ("n3", "out", "out", "op", "add", ["n2", "n0"], 8.0, 1.0),
+    ]
+    assert d["output"] == "n3" and d["value"] == 8.0
+    assert d["grads"] == {"x": 4.0, "y": 2.0}
+
+
+def test_statements_separated_by_semicolons_newlines_and_comments() -> None:
+    src = "# the lesson\nx = 2; y = 3   # two leaves\n\nu = x*y  # product\nL = u + x\n# end\n"
+    d = trace(src)
+    assert [n["label"] for n in d["nodes"]] == ["x", "y", "u", "L"]
+    assert d["output"] == "n3" and d["value"] == 8.0
+    assert d["grads"] == {"x": 4.0, "y": 2.0}
+    assert output(d)["name"] == "L"  # an assignment as the last statement is the output
+    # same meaning as the one-liner with values
+    one = trace("x*y + x", {"x": 2, "y": 3})
+    assert [n["grad"] for n in d["nodes"]] == [n["grad"] for n in one["nodes"]]
+
+
+def test_trailing_semicolon_and_blank_lines_are_fine() -> None:
+    assert trace("x = 1;\n\n\n")["value"] == 1.0
+
+
+def test_reassignment_makes_new_nodes_labelled_x_x2_x3() -> None:
+    d = trace("x = 1\nx = x*2\nx = x*3")
+    assert [(n["label"], n["name"], n["kind"]) for n in d["nodes"]] == [
+        ("x", "x", "leaf"), ("2", None, "const"), ("x_2", "x", "op"), ("3", None, "const"),
+        ("x_3", "x", "op")]
+    assert d["value"] == 6.0 and d["output"] == "n4"
+    assert d["grads"] == {"x": 6.0}  # only the leaf is in grads, under its own label
+    assert by_label(d)["x_2"]["grad"] == 3.0
+
+
+def test_loop_variable_is_a_constant_number() -> None:
+    d = trace("w = 2\nh = 0\nfor i in range(3):\n    h = h*w + i\nh")
+    assert d["value"] == 4.0  # ((0*2 + 0)*2 + 1)*2 + 2
+    assert d["grads"] == {"w": 1.0, "h": 8.0}
+    consts = [n for n in d["nodes"] if n["kind"] == "const"]
+    assert [c["value"] for c in consts] == [0.0, 1.0, 2.0]
+    assert all(c["grad"] is None for c in consts)
+    assert [n["label"] for n in d["nodes"] if n["name"] == "h"] == ["h", "h_2", "h_3", "h_4"]
+    assert_ids_contiguous(d)
+
+
+def test_loop_variable_as_an_index() -> None:
+    d = trace("xs = [1, 2, 3]\ns = 0\nfor i in range(3):\n    s = s + xs[i]\ns")
+    assert d["value"] == 6.0
+    assert d["grads"] == {"xs": [1.0, 1.0, 1.0], "s": 1.0}
+    index_nodes = [n for n in d["nodes"] if n["op"] == "index"]
+    assert [n["value"] for n in index_nodes] == [1.0, 2.0, 3.0]
+
+
+def test_range_with_start_stop_step() -> None:
+    d = trace("s = 0\nfor i in range(1, 7, 2):\n    s = s + i\ns")
+    assert d["value"] == 9.0  # 1 + 3 + 5
+
+
+def test_nested_loops_unroll_in_program_order() -> None:
+    src = ("W = [[1, 2, 3], [4, 5, 6]]\ns = 0\nfor i in range(2):\n    for j in range(3):\n"
+           "        s = s + W[i, j] * (i + j)\ns")
+    d = trace(src)
+    assert d["value"] == 40.0
+    assert d["grads"]["W"] == [[0.0, 1.0, 2.0], [1.0, 2.0, 3.0]]
+    assert len([n for n in d["nodes"] if n["name"] == "s"]) == 7
+    assert_ids_contiguous(d)
+
+
+def test_last_statement_of_an_unrolled_loop_is_the_output() -> None:
+    d = trace("x = 3\nfor i in range(3):\n    y = x * i")
+    assert d["value"] == 6.0 and output(d)["label"] == "y_3"
+    assert d["grads"] == {"x": 2.0}
+
+
+def test_randn_uses_seed_0_by_default_drawn_in_program_order() -> None:
+    d = trace("a = randn(3)\nb = rand(2, 2)\nL = a.sum() + b.sum()")
+    rng = np.random.default_rng(0)
+    a, b = rng.standard_normal(3), rng.random((2, 2))
+    nodes = by_label(d)
+    assert nodes["a"]["value"] == a.tolist() and nodes["b"]["value"] == b.tolist()
+    assert nodes["a"]["kind"] == "leaf" and nodes["b"]["kind"] == "leaf"
+    assert trace("a = randn(3)\nb = rand(2, 2)\nL = a.sum() + b.sum()") == d  # a permalink
+
+
+def test_seed_changes_the_numbers_deterministically() -> None:
+    d5 = trace("seed(5)\na = randn(4)")
+    assert by_label(d5)["a"]["value"] == np.random.default_rng(5).standard_normal(4).tolist()
+    assert by_label(d5)["a"]["value"] != by_label(trace("a = randn(4)"))["a"]["value"]
+    assert trace("seed(5)\na = randn(4)") == d5
+    # seed restarts the generator where it stands
+    d = trace("a = randn(2)\nseed(0)\nb = randn(2)\na + b")
+    assert by_label(d)["a"]["value"] == by_label(d)["b"]["value"]
+
+
+def test_unicode_identifiers() -> None:
+    d = trace("损失 = x*y", {"x": 2, "y": 5})
+    out = output(d)
+    assert out["name"] == "损失" and out["label"] == "损失" and out["value"] == 10.0
+    x = by_label(d)["x"]
+    assert x["span"] == {"line": 1, "column": 6, "end_line": 1, "end_column": 7}
+    assert out["span"] == {"line": 1, "column": 6, "end_line": 1, "end_column": 9}  # x*y
+    d = trace("权重 = 3\n损失 = 权重 * 权重")
+    assert d["grads"] == {"权重": 6.0}
+
+
+def test_look_alike_letters_fold_to_the_name_python_uses() -> None:
+    d = trace("𝐱 = 2\nx*3")  # U+1D431 MATHEMATICAL BOLD SMALL X is NFKC-folded to x
+    assert d["grads"] == {"x": 3.0}
+    assert [n["label"] for n in d["nodes"]] == ["x", "3", "out"]
+
+
+def test_columns_count_code_points_after_cjk_and_astral_characters() -> None:
+    e = refused("损失 = x*log(0)")
+    assert (e.line, e.column) == (1, 8)
+    e = refused("a = 1\n损失 = 损失2.foo")
+    assert (e.line, e.column) == (2, 6)
+    e = refused("𝛽𝛽 = 2; y = log(0)")  # astral: 2 UTF-16 units, 4 UTF-8 bytes each
+    assert (e.line, e.column) == (1, 13)
+    e = refused("# 注释 😀\n损失 = (x *")
+    assert (e.line, e.column) == (2, 6)
+
+
+def test_methods() -> None:
+    W = np.array([[1.0, -2.0, 3.0], [0.5, 0.0, -1.5]])
+    src = f"W = {W.tolist()}\n"
+    assert trace(src + "W.sum(axis=1)")["value"] == W.sum(axis=1).tolist()
+    assert trace(src + "W.T")["value"] == W.T.tolist()
+    assert trace(src + "W.T")["nodes"][1]["op"] == "transpose"
+    assert trace(src + "W.tanh()")["value"] == np.tanh(W).tolist()
+    assert trace(src + "W.exp().mean()")["value"] == pytest.approx(np.exp(W).mean(), rel=1e-12)
+    assert trace(src + "W.reshape(3, 2)")["shape"] == [3, 2]
+    assert trace(src + "W.transpose()")["value"] == W.T.tolist()
+    e = np.exp(W - W.max(axis=0))
+    got = np.array(trace(src + "W.softmax(axis=0)")["value"])
+    assert np.allclose(got, e / e.sum(axis=0), rtol=1e-12)
+    got = np.array(trace(src + "W.log_softmax()")["value"])
+    assert np.allclose(got, W - np.log(np.exp(W).sum(axis=-1, keepdims=True)), rtol=1e-12)
+    d = trace(src + "W.T.tanh().sum(axis=0, keepdims=True)")
+    assert d["shape"] == [1, 2]
+    assert [n["op"] for n in d["nodes"]] == [None, "transpose", "tanh", "sum"]
+
+
+def test_keywords_axis_keepdims_axes() -> None:
+    src = "T = arange(24).reshape(2, 3, 4)\n"
+    assert trace(src + "sum(T, axis=0, keepdims=True)")["shape"] == [1, 3, 4]
+    assert trace(src + "T.sum(axis=(0, 2))")["value"] == np.arange(24.0).reshape(
+        2, 3, 4).sum(axis=(0, 2)).tolist()
+    assert trace(src + "mean(T, axis=-1)")["shape"] == [2, 3]
+    assert trace(src + "sum(T, 1)")["shape"] == [2, 4]  # axis positionally
+    assert trace(src + "transpose(T, axes=(2, 0, 1))")["shape"] == [4, 2, 3]
+    assert trace(src + "softmax(T, axis=1)")["shape"] == [2, 3, 4]
+    assert trace(src + "T.mean(axis=None)")["shape"] == []
+
+
+def test_list_literals_are_leaves_with_their_shape() -> None:
+    d = trace("W = [[1, 2], [3, -4.5]]\nv = [-1, 0.5]\nL = (W @ v).sum()")
+    nodes = by_label(d)
+    assert nodes["W"]["kind"] == "leaf" and nodes["W"]["shape"] == [2, 2]
+    assert nodes["W"]["value"] == [[1.0, 2.0], [3.0, -4.5]]
+    assert nodes["v"]["value"] == [-1.0, 0.5]
+    assert d["value"] == (1 * -1 + 2 * 0.5) + (3 * -1 + -4.5 * 0.5)
+    assert d["grads"]["W"] == [[-1.0, 0.5], [-1.0, 0.5]]
+    assert d["grads"]["v"] == [4.0, -2.5]
+
+
+def test_a_list_inside_an_expression_is_a_constant() -> None:
+    d = trace("x = 2\ny = (x * [1, 2]).sum()")
+    const = [n for n in d["nodes"] if n["kind"] == "const"]
+    assert [c["value"] for c in const] == [[1.0, 2.0]] and const[0]["grad"] is None
+    assert d["grads"] == {"x": 3.0}
+
+
+def test_constructors_are_leaves_when_bound_and_constants_inside_expressions() -> None:
+    d = trace("W = zeros(2, 3)\nb = ones(3)\nc = full((2, 3), 0.5)\na = arange(3)\n"
+              "L = (W + b + c + a + ones(2, 3) + randn(3)).sum()")
+    nodes = by_label(d)
+    for name, value in [("W", np.zeros((2, 3))), ("b", np.ones(3)), ("c", np.full((2, 3), 0.5)),
+                        ("a", np.arange(3.0))]:
+        assert nodes[name]["kind"] == "leaf" and nodes[name]["value"] == value.tolist()
+    assert set(d["grads"]) == {"W", "b", "c", "a"}
+    assert d["grads"]["b"] == [2.0, 2.0, 2.0]
+    inside = [n for n in d["nodes"] if n["kind"] == "const"]
+    assert [n["label"] for n in inside] == ["ones(2, 3)", "randn(3)"]
+    assert all(n["grad"] is None for n in inside)
+
+
+def test_const_and_detach_cut_the_graph() -> None:
+    d = trace("x = 2\ny = const(x*3) * x")
+    assert [(n["label"], n["kind"], n["grad"]) for n in d["nodes"]] == [
+        ("x", "leaf", 6.0), ("3", "const", None), ("x*3", "op", None),
+        ("const(x*3)", "const", None), ("y", "op", 1.0)]
+    assert d["value"] == 12.0 and d["grads"] == {"x": 6.0}  # torch: (x*3).detach()*x → 6
+    for src in ("x = 2\ny = detach(x) * x", "x = 2\ny = x.detach() * x"):
+        d = trace(src)
+        assert d["grads"] == {"x": 2.0}
+        assert [n["grad"] for n in d["nodes"] if n["kind"] == "const"] == [None]
+    # the cut node is not in topo and gets no step
+    d = trace("x = 2\ny = const(x*3) * x")
+    assert "n2" not in d["topo"] and all(s["node"] != "n2" for s in d["steps"])
+
+
+@pytest.mark.parametrize("src", [
+    "z = [1.0, 2.0, 3.0]\nL = cross_entropy(z, 2)",
+    "z = [1.0, 2.0, 3.0]\nt = 2\nL = cross_entropy(z, t)",
+])
+def test_cross_entropy_labels_inline_or_named_are_not_leaves(src: str) -> None:
+    d = trace(src)
+    z = np.array([1.0, 2.0, 3.0])
+    p = np.exp(z) / np.exp(z).sum()
+    assert d["value"] == pytest.approx(-np.log(p[2]), rel=1e-12)
+    assert set(d["grads"]) == {"z"}
+    assert np.allclose(d["grads"]["z"], p - [0, 0, 1], rtol=1e-12)
+    assert [n["label"] for n in d["nodes"]] == ["z", "L"]
+
+
+def test_cross_entropy_batched_labels_by_name_and_as_a_free_name() -> None:
+    z = [[1.0, 2.0], [3.0, 4.0]]
+    named = trace(f"z = {z}\nt = [0, 1]\ncross_entropy(z, t)")
+    inline = trace(f"z = {z}\ncross_entropy(z, [0, 1])")
+    free = trace(f"z = {z}\ncross_entropy(z, t)", {"t": [0, 1]})
+    for d in (named, inline, free):
+        assert set(d["grads"]) == {"z"} and len(d["nodes"]) == 2
+        assert d["value"] == pytest.approx(inline["value"], rel=1e-15)
+        assert d["grads"] == inline["grads"]
+    assert [f for f in free["free"] if f["name"] == "t"][0]["given"] is True
+
+
+def test_labels_given_as_json_floats_are_whole_numbers() -> None:
+    # JSON numbers arrive as floats through the API
+    d = trace("z = [1.0, 2.0]\ncross_entropy(z, t)", {"t": 1.0})
+    assert d["value"] == pytest.approx(np.log1p(np.exp(-1.0)), rel=1e-12)
+    e = refused("z = [1.0, 2.0]\ncross_entropy(z, t)", {"t": 0.5})
+    assert e.code == "labels" and "'t'" in e.message
+    e = refused("z = [[1.0, 2.0]]\ncross_entropy(z, t)", {"t": [[1]]})
+    assert e.code == "labels"
+
+
+def test_free_names_default_to_one_and_take_given_values() -> None:
+    d = trace("x*y + x")
+    assert d["value"] == 2.0 and d["grads"] == {"x": 2.0, "y": 1.0}
+    assert d["free"] == [{"name": "x", "value": 1.0, "given": False},
+                         {"name": "y", "value": 1.0, "given": False}]
+    d = trace("x*y + x", {"y": 4})
+    assert d["value"] == 5.0
+    assert d["free"][1] == {"name": "y", "value": 4.0, "given": True}
+    d = trace("(W @ v).sum()", {"W": [[1, 2], [3, 4]], "v": [1, -1]})
+    assert d["value"] == -2.0 and d["grads"] == {"W": [[1.0, -1.0], [1.0, -1.0]],
+                                                  "v": [4.0, 6.0]}
+
+
+def test_values_that_name_no_free_name_are_an_error() -> None:
+    e = refused("x*y", {"x": 1, "xx": 2})
+    assert e.code == "unknown_value"
+    assert "'xx'" in e.message and "did you mean 'x'" in e.message
+    assert (e.line, e.column) == (None, None)
+    e = refused("x = 2\nx*3", {"x": 5})  # x is assigned, so it is not free
+    assert e.code == "unknown_value" and "'x'" in e.message
+
+
+def test_bad_values_are_errors() -> None:
+    assert refused("x*2", {"x": [[1, 2], [3]]}).code == "bad_value"
+    assert refused("x*2", {"x": float("nan")}).code == "bad_value"
+    assert refused("x*2", {"x": float("inf")}).code == "bad_value"
+
+
+@pytest.mark.parametrize("src", [
+    "x*y + x",
+    "x = 1\nx = x*2\nx = x*3",
+    "w = 2\nh = 0\nfor i in range(3):\n    h = tanh(h*w + i)\nh",
+    "W = randn(2, 3)\nb = zeros(3)\nx = [1, 2]\nL = ((x @ W) + b).relu().sum()",
+    "z = [[1.0, 2.0], [3.0, 4.0]]\nL = cross_entropy(z, [0, 1]) + mse(z, ones(2, 2))",
+])
+def test_node_ids_are_contiguous_in_creation_order_and_topo_is_valid(src: str) -> None:
+    d = trace(src)
+    assert_ids_contiguous(d)
+    pos = {nid: i for i, nid in enumerate(d["topo"])}
+    for n in d["nodes"]:
+        if n["id"] in pos:
+            assert all(pos[x] < pos[n["id"]] for x in n["inputs"])
+    assert d["topo"][-1] == d["output"]
+
+
+def test_labels_out_for_a_bare_last_expression_only() -> None:
+    assert output(trace("x = 2\nx*3"))["label"] == "out"
+    assert output(trace("x = 2\nx"))["label"] == "x"  # a bare name is that node itself
+    assert output(trace("x = 2\ny = x*3"))["label"] == "y"
+    d = trace("x = 2\n(x*3) + 1")
+    assert [n["label"] for n in d["nodes"]] == ["x", "3", "x*3", "1", "out"]
+
+
+def test_a_tensor_output_is_seeded_with_ones() -> None:
+    d = trace("W = [[1, 2], [3, 4]]\nW * 2")
+    assert d["seeded_with_ones"] is True
+    assert d["steps"][0]["grads"] == {d["output"]: [[1.0, 1.0], [1.0, 1.0]]}
+    assert d["grads"]["W"] == [[2.0, 2.0], [2.0, 2.0]]
+
+
+def test_indexing_and_slicing_with_constants() -> None:
+    d = trace("W = [[1, 2, 3], [4, 5, 6]]\nL = W[:, 1].sum() + W[1, -1] + W[0][0:2].sum()")
+    assert d["value"] == (2 + 5) + 6 + (1 + 2)
+    assert d["grads"]["W"] == [[1.0, 2.0, 0.0], [0.0, 1.0, 1.0]]
+    d = trace("x = [1, 2, 3, 4]\ni = 0\nfor k in range(2):\n    i = i + x[k*2 + 1]\ni")
+    assert d["value"] == 6.0
+
+
+# --- refused constructs: exact position and a message that says what is wrong ---------------
+
+REFUSED: list[tuple[str, str, int, int, str, str]] = [
+    # (id, source, line, column, code, words the message must contain)
+    ("syntax-unclosed", "x = (1", 1, 5, "syntax", "'(' was never closed"),
+    ("syntax-operator", "x = 1 +* 2", 1, 8, "syntax", "syntax error"),
+    ("syntax-missing-value", "y = 2\nx =", 2, 4, "syntax", "syntax error"),
+    ("syntax-html", "x = <b>", 1, 5, "syntax", "syntax error"),
+    ("syntax-cjk-line3", "a = 1\nb = 2\n损失 = (x *", 3, 6, "syntax", "never closed"),
+    ("unknown-function", "x = 2\nL = tanhh(x)", 2, 5, "unknown_function",
+     "unknown function 'tanhh' — did you mean 'tanh'?"),
+    ("unknown-function-no-hint", "y = print(x)", 1, 5, "unknown_function",
+     "unknown function 'print'"),
+    ("unknown-method", "y = 2\nL = y.sigmod()", 2, 5, "unknown_method",
+     "unknown method .sigmod() — did you mean 'sigmoid'?"),
+    ("function-as-value", "y = exp + 1", 1, 5, "invalid", "'exp' is a function"),
+    ("value-as-function", "x = 1\ny = x(2)", 2, 5, "invalid", "'x' is a value, not a function"),
+    ("used-before-assigned", "y = x + 1\nx = 2", 1, 5, "unbound",
+     "'x' is used before it is assigned"),
+    ("self-before-assigned", "x = x + 1", 1, 5, "unbound", "'x' is used before it is assigned"),
+    ("attribute-dunder", "x.__class__", 1, 1, "attribute", "attribute access (.__class__)"),
+    ("attribute-foo", "x = 2\ny = x.foo", 2, 5, "attribute", "attribute access (.foo)"),
+    ("method-not-called", "x = 2\ny = x.sum", 2, 5, "unsupported", ".sum is a method"),
+    ("import", "import os", 1, 1, "unsupported", "import is not part of the language"),
+    ("from-import", "x = 1\nfrom os import path", 2, 1, "unsupported", "import"),
+    ("lambda", "f = lambda: 1", 1, 5, "unsupported", "lambda is not part of the language"),
+    ("list-comprehension", "[i for i in range(3)]", 1, 1, "unsupported",
+     "a list comprehension is not part of the language"),
+    ("set-comprehension", "y = {i for i in range(3)}", 1, 5, "unsupported",
+     "a set comprehension"),
+    ("dict-comprehension", "y = {i: i for i in range(3)}", 1, 5, "unsupported",
+     "a dict comprehension"),
+    ("generator", "y = sum(i for i in range(3))", 1, 8, "unsupported", "a generator expression"),
+    ("while", "while x:\n    y = 1", 1, 1, "unsupported", "a while loop is not part"),
+    ("def", "def f():\n    pass", 1, 1, "unsupported", "def is not part of the language"),
+    ("class", "x = 1\nclass A:\n    pass", 2, 1, "unsupported", "class is not part"),
+    ("if", "if x:\n    y = 1", 1, 1, "unsupported", "if is not part of the language"),
+    ("if-expression", "y = 1 if x else 2", 1, 5, "unsupported", "an if-expression"),
+    ("comparison", "y = x < 2", 1, 5, "unsupported", "a comparison"),
+    ("boolean", "y = x and 2", 1, 5, "unsupported", "and/or"),
+    ("dict", "y = {1: 2}", 1, 5, "unsupported", "a dict"),
+    ("string", "x = 'abc'", 1, 5, "unsupported", "a string is not part of the language"),
+    ("bare-string", "x = 1\n\"abc\"", 2, 1, "unsupported", "a string"),
+    ("f-string", "y = f'{x}'", 1, 5, "unsupported", "an f-string is not part of the language"),
+    ("bytes", "y = b'x'", 1, 5, "unsupported", "a string"),
+    ("true", "y = True", 1, 5, "unsupported", "not part of the language"),
+    ("complex", "y = 2j", 1, 5, "unsupported", "complex numbers"),
+    ("modulo", "y = x % 2", 1, 5, "unsupported", "the operator % is not part"),
+    ("floor-division", "y = x // 2", 1, 5, "unsupported", "the operator //"),
+    ("bitwise-not", "y = ~x", 1, 5, "unsupported", "only - and + can stand before a value"),
+    ("walrus", "y = (z := 2)", 1, 6, "unsupported", "the := operator"),
+    ("starred", "y = max(*x)", 1, 9, "unsupported", "*unpacking"),
+    ("kwargs", "y = sum(x, **k)", 1, 14, "unsupported", "**unpacking"),
+    ("annotated", "y: int = 2", 1, 1, "unsupported", "an annotated assignment"),
+    ("tuple-target", "a, b = 1, 2", 1, 1, "invalid", "assign to one name at a time"),
+    ("chained-target", "a = b = 1", 1, 1, "invalid", "assign to one name at a time"),
+    ("assign-function-name", "exp = 2", 1, 1, "invalid", "'exp' is a function name"),
+    ("assign-loop-variable", "for i in range(3):\n    i = 2", 2, 5, "invalid",
+     "'i' is the loop variable"),
+    ("for-over-list", "for i in [1, 2]:\n    y = i", 1, 10, "unsupported",
+     "for name in range(n)"),
+    ("for-else", "for i in range(2):\n    y = 1\nelse:\n    y = 2", 1, 1, "unsupported",
+     "else"),
+    ("pass", "x = 1\npass", 2, 1, "unsupported", "pass is not part of the language"),
+    ("del", "x = 1\ndel x", 2, 1, "unsupported", "del is not part of the language"),
+    ("with", "with x:\n    y = 1", 1, 1, "unsupported", "with is not part"),
+    ("try", "try:\n    y = 1\nexcept E:\n    y = 2", 1, 1, "unsupported", "try is not part"),
+    ("global", "global x", 1, 1, "unsupported", "global is not part"),
+    ("return", "return 1", 1, 1, "unsupported", "return is not part"),
+    ("call-of-call", "y = x[0](1)", 1, 5, "unsupported", "only named functions can be called"),
+    ("index-with-a-value", "xs = [1, 2]\ni = 1\nxs[i]", 3, 4, "static",
+     "'i' is a value, but a fixed whole number"),
+    ("index-with-a-fraction", "xs = [1, 2]\nxs[0.5]", 2, 4, "static", "not a fraction"),
+    ("index-with-a-list", "xs = [1, 2]\nxs[[0, 1]]", 2, 4, "static", "a fixed whole number"),
+    ("index-with-none", "xs = [1, 2]\nxs[None]", 2, 4, "static", "a fixed whole number"),
+    ("keyword-out", "x = [1, 2]\nx.sum(axis=0, out=2)", 2, 15, "keyword",
+     "sum() has no keyword 'out'; sum takes axis, keepdims"),
+    ("keyword-dim", "z = [1, 2]\nsoftmax(z, dim=0)", 2, 12, "keyword",
+     "softmax() has no keyword 'dim'; softmax takes axis"),
+    ("keyword-on-unary", "y = exp(x, axis=0)", 1, 12, "keyword", "exp() has no keyword 'axis'"),
+    ("keepdims-not-bool", "y = sum(x, keepdims=1)", 1, 21, "keyword", "keepdims is True or False"),
+    ("broadcast", "a = zeros(2, 3)\nb = zeros(4)\nc = a + b", 3, 5, "shape",
+     "shapes (2, 3) and (4,) do not broadcast"),
+    ("matmul", "a = zeros(2, 3)\nb = zeros(2, 3)\nc = a @ b", 3, 5, "shape",
+     "shapes (2, 3) and (2, 3) cannot be multiplied with @"),
+    ("matmul-scalar", "x = 2\ny = x @ x", 2, 5, "shape", "@ needs tensors, not scalars"),
+    ("log0", "log(0)", 1, 1, "non_finite", "log(0) gives an infinite value"),
+    ("exp1000", "y = exp(1000)", 1, 5, "non_finite", "exp(1000) gives an infinite value"),
+    ("div0", "x = 1\ny = x + 1/0", 2, 9, "non_finite", "1/0 gives an infinite value"),
+    ("0div0", "y = 0/0", 1, 5, "non_finite", "0/0 gives NaN"),
+    ("sqrt-1", "y = sqrt(-1)", 1, 5, "non_finite", "sqrt(-1) gives NaN"),
+    ("cube-root-negative", "y = (-8)**(1/3)", 1, 5, "non_finite", "(-8)**(1/3) gives NaN"),
+    ("log-of-a-leaf", "x = 0\nL = 2 * log(x)", 2, 9, "non_finite", "log(x) gives"),
+    ("overflow", "x = 1e308\ny = x * 10", 2, 5, "non_finite", "x * 10 gives an infinite value"),
+    ("huge-literal", "x = 1e400", 1, 5, "non_finite", "too large for a float64"),
+    ("bare-expression-not-last", "x = 1\nx + 1\ny = 2", 2, 1, "bare_expression",
+     "only the last statement can be a bare expression"),
+    ("augmented", "x = 1\nx += 1", 2, 1, "unsupported", "augmented assignment (+=, *=, …)"),
+    ("augmented-mul", "x = 1\nx *= 2", 2, 1, "unsupported", "augmented assignment"),
+    ("lone-surrogate", "x = 1\ny = \ud800", 2, 5, "bad_character", "unpaired surrogate"),
+    ("nul", "x = 1\x00", 1, 6, "bad_character", "control character (U+0000)"),
+    ("zero-width-space", "x = \u200bx", 1, 5, "syntax", "U+200B"),
+    ("empty", "   \n  ", 1, 1, "empty", "the program is empty"),
+    ("only-comments", "# nothing\n# here", 1, 1, "empty", "no statements"),
+    ("seed-negative", "seed(-1)\nx = randn(2)", 1, 6, "static", "seed takes a whole number"),
+    ("seed-not-a-number", "seed(x)", 1, 6, "static", "a fixed whole number"),
+    ("zero-step", "for i in range(0, 4, 0):\n    y = 1", 1, 1, "invalid", "step cannot be 0"),
+    ("slice-zero-step", "x = [1, 2]\nx[::0]", 2, 1, "index", "a slice step cannot be 0"),
+    ("index-out-of-range", "x = [1, 2]\ny = x[2]", 2, 5, "index", "index 2 is out of range"),
+    ("empty-list", "x = []", 1, 5, "bad_list", "an empty list"),
+    ("ragged-list", "x = [[1, 2], [3]]", 1, 5, "bad_list", "different lengths"),
+    ("list-of-names", "y = [x, 2]", 1, 6, "bad_list", "only numbers"),
+    ("labels-not-int", "z = [1.0, 2.0]\ncross_entropy(z, 0.5)", 2, 18, "labels",
+     "class labels are whole numbers"),
+    ("label-out-of-range", "z = [1.0, 2.0]\ncross_entropy(z, 2)", 2, 1, "labels",
+     "label 2 is not a class of 2"),
+    ("labels-used-as-value", "t = 1\nz = [1.0, 2.0]\ny = cross_entropy(z, t) + t", 3, 27,
+     "labels", "class labels for cross_entropy"),
+    ("negative-shape", "x = zeros(-1)", 1, 5, "shape", "negative sizes"),
+    ("reshape-size", "x = zeros(4).reshape(3, 2)", 1, 5, "shape", "cannot reshape (4,)"),
+    ("axis-out-of-range", "x = zeros(2, 2)\ny = x.sum(axis=5)", 2, 5, "axis",
+     "axis 5 is out of range"),
+    ("wrong-arity", "y = exp(x, x)", 1, 5, "arguments", "exp takes one value"),
+]
+
+
+@pytest.mark.parametrize(("src", "line", "column", "code", "words"),
+                         [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
+def test_refused_with_position_and_message(src: str, line: int, column: int, code: str,
+                                           words: str) -> None:
+    e = refused(src)
+    assert (e.line, e.column, e.code) == (line, column, code), e.message
+    assert words in e.message
+    assert e.limit is None and e.status == 400
+    d = e.to_dict()["error"]
+    assert (d["line"], d["column"]) == (line, column) and d["message"] == e.message
+    assert "Traceback" not in e.message and "ast." not in e.message
+
+
+def test_positions_point_inside_the_source() -> None:
+    for _, src, *_ in REFUSED:
+        e = refused(src)
+        lines = re.split(r"\r\n|\r|\n", src)
+        assert e.line is not None and 1 <= e.line <= len(lines)
+        assert e.column is not None and 1 <= e.column <= len(lines[e.line - 1]) + 1
+        if e.end_line is not None:
+            assert (e.end_line, e.end_column) >= (e.line, e.column)
+
+
+BIDI = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068",
+        "\u2069", "\u200e", "\u200f", "\u061c"]
+
+
+@pytest.mark.parametrize("ch", BIDI, ids=[f"U+{ord(c):04X}" for c in BIDI])
+def test_bidi_controls_are_refused_where_they_stand(ch: str) -> None:
+    # in code, and even in a comment (Trojan Source hides code in comments)
+    e = refused(f"x = 1\n损失 = x{ch} * 2")
+    assert (e.line, e.column, e.code) == (2, 7, "bidi_control")
+    assert f"U+{ord(ch):04X}" in e.message
+    e = refused(f"x = 1  # {ch}comment\ny = x")
+    assert (e.line, e.column, e.code) == (1, 10, "bidi_control")
+
+
+def test_positions_follow_python_line_breaks() -> None:
+    # \r\n and a lone \r end lines for Python; U+2028 in a comment does not
+    assert (refused("x = 1\r\ny = log(0)").line, refused("x = 1\r\ny = log(0)").column) == (2, 5)
+    e = refused("x = 1\ry = \u202e")
+    assert (e.line, e.column) == (2, 5)
+    e = refused("# a\u2028b\ny = log(0)")
+    assert (e.line, e.column) == (2, 5) and e.message.startswith("log(0) gives")
+
+
+def test_error_messages_name_the_operation_text() -> None:
+    # the message starts with the source text of the operation that went wrong
+    e = refused("x = 0\ny = 3\nz = y * log(x) + 1")
+    assert e.message.startswith("log(x) gives an infinite value")
+    assert (e.line, e.column, e.end_line, e.end_column) == (3, 9, 3, 15)
+
+
+def test_too_many_digits_says_so() -> None:
+    e = refused("x = " + "1" * 5000)
+    assert e.code == "syntax" and "too many digits" in e.message
+    assert "sys." not in e.message

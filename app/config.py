@@ -15,6 +15,8 @@ class Settings:
     # A request body larger than this is refused before it is read in full.
     max_body_bytes: int = int(os.environ.get("GRADTRACE_MAX_BODY_BYTES", 1024 * 1024))
     # The longest a query string may be (permalinks included).
+    # Requests at work at once in one worker; past that the server answers 503 + Retry-After.
+    max_in_flight: int = int(os.environ.get("GRADTRACE_MAX_IN_FLIGHT", 16))
     max_query_bytes: int = int(os.environ.get("GRADTRACE_MAX_QUERY_BYTES", 64 * 1024))
 
 

@@ -72,3 +72,39 @@ async def refuse(send: Send, message: str, limit: str) -> None:
                     (b"connection", b"close")],
     })
     await send({"type": "http.response.body", "body": payload})
+
+
+class LoadShedder:
+    """At most `max_in_flight` requests at work at once; past that, 503 with Retry-After at
+    once, rather than a queue that grows until every answer is late. Cheap requests (static
+    files, the health check) are never shed."""
+
+    def __init__(self, app: ASGIApp, max_in_flight: int, retry_after: int = 1) -> None:
+        self.app = app
+        self.max_in_flight = max_in_flight
+        self.retry_after = retry_after
+        self.in_flight = 0
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path.startswith(("/static", "/healthz")):
+            await self.app(scope, receive, send)
+            return
+        if self.in_flight >= self.max_in_flight:
+            payload = json.dumps({"error": {
+                "message": "the server is busy; try again in a moment",
+                "line": None, "column": None, "code": "busy"}}).encode()
+            await send({
+                "type": "http.response.start",
+                "status": 503,
+                "headers": [(b"content-type", b"application/json"),
+                            (b"retry-after", str(self.retry_after).encode()),
+                            (b"content-length", str(len(payload)).encode())],
+            })
+            await send({"type": "http.response.body", "body": payload})
+            return
+        self.in_flight += 1
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            self.in_flight -= 1

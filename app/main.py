@@ -9,8 +9,9 @@ from fastapi.staticfiles import StaticFiles
 
 from app.config import get_settings
 from app.errors import install_error_handlers
-from app.guard import SizeGuard
+from app.guard import LoadShedder, SizeGuard
 from app.routes import api, pages
+from app.security import SecurityHeaders
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -20,11 +21,15 @@ app = FastAPI(
     version="0.1.0",
 )
 install_error_handlers(app)
+# Middleware runs outside-in in the reverse order of adding: headers on every answer (even a
+# 503 or 413), then load shedding, then the size guard.
 app.add_middleware(
     SizeGuard,
     max_body_bytes=get_settings().max_body_bytes,
     max_query_bytes=get_settings().max_query_bytes,
 )
+app.add_middleware(LoadShedder, max_in_flight=get_settings().max_in_flight)
+app.add_middleware(SecurityHeaders)
 app.include_router(api.router)
 app.include_router(pages.router)
 app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")

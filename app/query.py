@@ -1,0 +1,319 @@
+"""The query parameters shared by GET /, GET /embed and GET /api/svg (see spec/api.md).
+
+`parse_query(params)` turns them into a `PageQuery` or raises `QueryError` (a 4xx with a
+message a student understands). `permalink(query)` writes one back, so the server and the
+page agree on the address format:
+
+    ?v=1&source=x*y%2Bx&values=x=2,y=3&step=1&lang=zh
+    ?v=1&z=<base64url of raw deflate>&...        (a long program, made by the page)
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import json
+import math
+import re
+import zlib
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlencode
+
+FORMAT_VERSION = 1  # `v=`: links of a newer format are refused, not misread
+MAX_Z_CHARS = 65_536  # length of a compressed `z=` parameter
+MAX_INFLATED_BYTES = 65_536  # a `z=` never inflates past this (a zip bomb stops here)
+MAX_VALUES_CHARS = 65_536  # length of the `values` parameter
+MAX_STEP = 10**9  # `step` is clamped anyway; this keeps int() of absurd input cheap
+DEFAULT_SOURCE = "x*y + x"
+DEFAULT_VALUES: dict[str, Any] = {"x": 2.0, "y": 3.0}
+ACCUMULATE = ("add", "assign")
+ORDERS = ("dfs", "kahn")
+LANGS = ("en", "zh")
+
+_NAME_RE = re.compile(r"^[^\W\d]\w*$", re.UNICODE)
+
+
+class QueryError(Exception):
+    """A query parameter that cannot be used. `param` names it; `status` is 400 or 413."""
+
+    def __init__(self, message: str, param: str, status: int = 400, code: str = "bad_query"):
+        super().__init__(message)
+        self.message = message
+        self.param = param
+        self.status = status
+        self.code = code
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "error": {
+                "message": self.message,
+                "line": None,
+                "column": None,
+                "code": self.code,
+                "param": self.param,
+            }
+        }
+
+
+@dataclass(frozen=True)
+class PageQuery:
+    source: str = DEFAULT_SOURCE
+    values: dict[str, Any] = field(default_factory=dict)
+    accumulate: str = "add"
+    order: str = "dfs"
+    step: int | None = None  # None: the last step
+    lang: str = "en"
+    version: int = FORMAT_VERSION
+    compressed: bool = False  # the source came from `z=`
+    fwd: int | None = None  # forward-pass position (topo index), when stepping it
+    given_source: bool = True  # False when the address named no program (the default shows)
+
+    def with_step(self, step: int | None) -> PageQuery:
+        return replace(self, step=step)
+
+
+def parse_query(params: Mapping[str, str], *, default_source: bool = True) -> PageQuery:
+    """Read the shared parameters. Without `source`/`z`, the lesson's example is used when
+    `default_source` is true (the page), otherwise it is an error (the image)."""
+    version = _int_param(params, "v", FORMAT_VERSION)
+    if version != FORMAT_VERSION:
+        raise QueryError(
+            f"this link uses format v={version}; this server reads v={FORMAT_VERSION}",
+            "v",
+        )
+    compressed = False
+    given = True
+    if params.get("source") is not None:
+        source = params["source"]
+    elif params.get("z"):
+        source = inflate_source(params["z"])
+        compressed = True
+    elif default_source:
+        source, given = DEFAULT_SOURCE, False
+    else:
+        raise QueryError("no program: add ?source=… to the address", "source")
+
+    raw_values = params.get("values")
+    if raw_values is None and not given:
+        values = dict(DEFAULT_VALUES)
+    else:
+        values = parse_values(raw_values or "")
+
+    accumulate = (params.get("accumulate") or "add").strip().lower()
+    if accumulate in ("+=", "sum"):
+        accumulate = "add"
+    if accumulate in ("=",):
+        accumulate = "assign"
+    if accumulate not in ACCUMULATE:
+        raise QueryError(f"accumulate is 'add' or 'assign', not {_show(accumulate)}", "accumulate")
+    order = (params.get("order") or "dfs").strip().lower()
+    if order not in ORDERS:
+        raise QueryError(f"order is 'dfs' or 'kahn', not {_show(order)}", "order")
+
+    step = _step_param(params.get("step"))
+    fwd = _step_param(params.get("fwd"))
+    return PageQuery(
+        source=source,
+        values=values,
+        accumulate=accumulate,
+        order=order,
+        step=step,
+        lang=parse_lang(params.get("lang")),
+        version=version,
+        compressed=compressed,
+        fwd=fwd,
+        given_source=given,
+    )
+
+
+def parse_lang(raw: str | None) -> str:
+    lang = (raw or "en").strip().lower()
+    return "zh" if lang.startswith("zh") or lang == "中文" else "en"
+
+
+def _show(text: str) -> str:
+    return repr(text[:40])
+
+
+def _int_param(params: Mapping[str, str], name: str, default: int) -> int:
+    raw = params.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        return int(raw.strip())
+    except ValueError:
+        raise QueryError(f"{name} must be a whole number, not {_show(raw)}", name) from None
+
+
+def _step_param(raw: str | None) -> int | None:
+    """`step`: absent or empty means the last; anything not a whole number too (lenient: an
+    image in course notes should still show). Huge or negative values are clamped later."""
+    if raw is None:
+        return None
+    raw = raw.strip()
+    if not re.fullmatch(r"[+-]?\d{1,30}", raw):
+        if raw in ("last", "end", ""):
+            return None
+        if raw in ("first", "start"):
+            return 0
+        return None
+    return max(-MAX_STEP, min(MAX_STEP, int(raw)))
+
+
+# ---------------------------------------------------------------------------------------------
+# values: `x=2,y=3`, `x:2,y:3`, or a JSON object (for tensors)
+
+
+def parse_values(text: str) -> dict[str, Any]:
+    text = text.strip()
+    if not text:
+        return {}
+    if len(text) > MAX_VALUES_CHARS:
+        raise QueryError(
+            f"values is longer than {MAX_VALUES_CHARS} characters", "values", 413, "too_large"
+        )
+    if text.startswith("{"):
+        try:
+            obj = json.loads(text, parse_constant=_no_constant)
+        except (ValueError, RecursionError) as exc:
+            raise QueryError(f"values is not valid JSON: {exc}", "values") from None
+        if not isinstance(obj, dict):
+            raise QueryError("values must be a JSON object", "values")
+        out: dict[str, Any] = {}
+        for key, val in obj.items():
+            out[_check_name(str(key))] = _check_value(key, val)
+        return out
+    out = {}
+    for part in re.split(r"[,;&\s]+", text):
+        if not part:
+            continue
+        m = re.fullmatch(r"([^=:]+)[=:](.*)", part)
+        if not m:
+            raise QueryError(
+                f"values are written name=number, like x=2,y=3 (got {_show(part)})", "values"
+            )
+        name, num = _check_name(m.group(1).strip()), m.group(2).strip()
+        out[name] = _number(name, num)
+    return out
+
+
+def _no_constant(name: str) -> float:
+    raise ValueError(f"{name} is not a number here")
+
+
+def _check_name(name: str) -> str:
+    if not _NAME_RE.match(name):
+        raise QueryError(f"{_show(name)} is not a name", "values")
+    return name
+
+
+def _number(name: str, text: str) -> float:
+    try:
+        x = float(text)
+    except ValueError:
+        raise QueryError(f"the value for {name} is not a number: {_show(text)}", "values") from None
+    if not math.isfinite(x):
+        raise QueryError(f"the value for {name} must be finite", "values")
+    return x
+
+
+def _check_value(name: str, val: Any, depth: int = 0) -> Any:
+    if depth > 8:
+        raise QueryError(f"the value for {name} is nested too deeply", "values")
+    if isinstance(val, bool) or val is None or isinstance(val, (str, dict)):
+        raise QueryError(
+            f"the value for {name} must be a number or a nested list of numbers", "values"
+        )
+    if isinstance(val, (int, float)):
+        if not math.isfinite(float(val)):
+            raise QueryError(f"the value for {name} must be finite", "values")
+        return float(val)
+    return [_check_value(name, v, depth + 1) for v in val]
+
+
+def format_values(values: Mapping[str, Any]) -> str:
+    """`x=2,y=3` when every value is a number, otherwise a compact JSON object."""
+    if all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in values.values()):
+        return ",".join(f"{k}={_num_text(float(v))}" for k, v in values.items())
+    return json.dumps(dict(values), separators=(",", ":"), ensure_ascii=False)
+
+
+def _num_text(x: float) -> str:
+    return str(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
+
+
+# ---------------------------------------------------------------------------------------------
+# z=: raw deflate + base64url (no padding), what the page's CompressionStream("deflate-raw") makes
+
+
+def deflate_source(source: str) -> str:
+    co = zlib.compressobj(9, zlib.DEFLATED, -15)
+    data = co.compress(source.encode("utf-8")) + co.flush()
+    return base64.urlsafe_b64encode(data).rstrip(b"=").decode("ascii")
+
+
+def inflate_source(z: str) -> str:
+    if len(z) > MAX_Z_CHARS:
+        raise QueryError(
+            f"the compressed program is longer than {MAX_Z_CHARS} characters",
+            "z",
+            413,
+            "too_large",
+        )
+    try:
+        data = base64.urlsafe_b64decode(z.strip() + "=" * (-len(z.strip()) % 4))
+    except (binascii.Error, ValueError):
+        raise QueryError("the compressed program (z=) is not valid base64url", "z") from None
+    d = zlib.decompressobj(-15)
+    try:
+        out = d.decompress(data, MAX_INFLATED_BYTES + 1)
+    except zlib.error:
+        raise QueryError("the compressed program (z=) is damaged", "z") from None
+    if len(out) > MAX_INFLATED_BYTES or d.unconsumed_tail:
+        raise QueryError(
+            f"the compressed program inflates past {MAX_INFLATED_BYTES} bytes",
+            "z",
+            413,
+            "too_large",
+        )
+    try:
+        return out.decode("utf-8")
+    except UnicodeDecodeError:
+        raise QueryError("the compressed program (z=) is not UTF-8 text", "z") from None
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+LONG_SOURCE = 200  # above this many characters (URL-encoded) a permalink compresses the program
+
+
+def permalink_params(q: PageQuery, *, compress: bool | None = None) -> dict[str, str]:
+    """The query parameters that reproduce `q`, in a stable order."""
+    out: dict[str, str] = {"v": str(q.version)}
+    encoded = urlencode({"source": q.source})
+    if compress is None:
+        compress = len(encoded) > LONG_SOURCE
+    if compress:
+        out["z"] = deflate_source(q.source)
+    else:
+        out["source"] = q.source
+    if q.values:
+        out["values"] = format_values(q.values)
+    if q.accumulate != "add":
+        out["accumulate"] = q.accumulate
+    if q.order != "dfs":
+        out["order"] = q.order
+    if q.step is not None:
+        out["step"] = str(q.step)
+    if q.fwd is not None:
+        out["fwd"] = str(q.fwd)
+    if q.lang != "en":
+        out["lang"] = q.lang
+    return out
+
+
+def permalink(q: PageQuery, path: str = "/", *, compress: bool | None = None) -> str:
+    return path + "?" + urlencode(permalink_params(q, compress=compress), safe=",=:*")

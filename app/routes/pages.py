@@ -1,0 +1,408 @@
+"""The page, the embed and the image: GET /, GET /embed, GET /api/svg, and POST /api/render
+(the page's re-run: the trace and its drawing in one answer).
+
+The server sends everything a program needs at once — the trace, the drawing laid out once,
+the grads the other accumulation would give — and the page only moves an index through it.
+"""
+
+from __future__ import annotations
+
+import json
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Body, Request
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.templating import Jinja2Templates
+from pydantic import BaseModel, ConfigDict, Field
+
+from app.config import get_settings
+from app.query import (
+    ACCUMULATE,
+    FORMAT_VERSION,
+    ORDERS,
+    PageQuery,
+    QueryError,
+    parse_lang,
+    parse_query,
+    permalink,
+)
+from engine import draw
+
+ROOT = Path(__file__).resolve().parents[2]
+templates = Jinja2Templates(directory=str(ROOT / "templates"))
+router = APIRouter()
+
+# The gallery: the seeds' worked examples first. Values for free names go beside the source.
+EXAMPLES: list[dict[str, Any]] = [
+    {
+        "id": "xy-plus-x",
+        "title": {"en": "L = xy + x (fan-out, +=)", "zh": "L = xy + x(扇出与 +=)"},
+        "source": "x*y + x",
+        "values": {"x": 2, "y": 3},
+    },
+    {
+        "id": "max",
+        "title": {"en": "(x·y)·max(x·y, z)", "zh": "(x·y)·max(x·y, z)"},
+        "source": "(x*y)*max(x*y, z)",
+        "values": {"x": 2, "y": 3, "z": 4},
+    },
+    {
+        "id": "product",
+        "title": {"en": "(xy + x)(x − y)", "zh": "(xy + x)(x − y)"},
+        "source": "(x*y + x)*(x - y)",
+        "values": {"x": 2, "y": 3},
+    },
+    {
+        "id": "neuron",
+        "title": {"en": "A tanh neuron", "zh": "一个 tanh 神经元"},
+        "source": (
+            "# one neuron: o = tanh(x1*w1 + x2*w2 + b)\n"
+            "x1 = 2.0\nx2 = 0.0\nw1 = -3.0\nw2 = 1.0\nb = 6.8813735870195432\n"
+            "n = x1*w1 + x2*w2 + b\no = tanh(n)"
+        ),
+        "values": {},
+    },
+    {
+        "id": "sigmoid-mse",
+        "title": {"en": "A sigmoid layer with squared error", "zh": "sigmoid 层 + 平方误差"},
+        "source": (
+            "W = randn(4, 8)\nx = randn(8)\nb = zeros(4)\ny = ones(4)\n"
+            "L = ((sigmoid(W@x + b) - y)**2).sum()"
+        ),
+        "values": {},
+    },
+    {
+        "id": "softmax-ce",
+        "title": {"en": "Softmax + cross-entropy", "zh": "softmax + cross-entropy"},
+        "source": (
+            "W = randn(3, 4)\nx = randn(4)\nz = W @ x\n"
+            "# fused: dz = softmax(z) - onehot(2)\nL = cross_entropy(z, 2)"
+        ),
+        "values": {},
+    },
+    {
+        "id": "broadcast",
+        "title": {"en": "A broadcast bias", "zh": "广播的 bias"},
+        "source": (
+            "X = randn(3, 4)\nb = randn(4)   # added to every row: its grad sums the rows\n"
+            "L = ((X + b)**2).mean()"
+        ),
+        "values": {},
+    },
+    {
+        "id": "batched-matmul",
+        "title": {"en": "A batched matmul", "zh": "批量矩阵乘法"},
+        "source": "A = randn(2, 3, 4)\nB = randn(2, 4, 2)\nC = A @ B\nL = C.sum()",
+        "values": {},
+    },
+    {
+        "id": "rnn",
+        "title": {"en": "An unrolled RNN (shared weights)", "zh": "展开的 RNN(共享权重)"},
+        "source": (
+            "Wh = randn(3, 3)\nWx = randn(3, 2)\nxs = randn(4, 2)\nh = zeros(3)\n"
+            "for t in range(4):\n    h = tanh(Wh @ h + Wx @ xs[t])\nL = h.sum()"
+        ),
+        "values": {},
+    },
+]
+
+# Content Security Policy: no inline script anywhere; the page talks only to its own origin.
+_CSP = (
+    "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; "
+    "connect-src 'self'; font-src 'self'; object-src 'none'; base-uri 'none'; "
+    "form-action 'self'; frame-ancestors {ancestors}"
+)
+_SVG_HEADERS = {
+    "Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'",
+    "X-Content-Type-Options": "nosniff",
+}
+
+
+@lru_cache(maxsize=1)
+def strings() -> dict[str, dict[str, str]]:
+    data: dict[str, dict[str, str]] = json.loads((ROOT / "static" / "i18n.json").read_text("utf-8"))
+    return data
+
+
+def _engine() -> Any:
+    import engine  # late: the engine is a library; import it once the app is up
+
+    return engine
+
+
+def _limits() -> Any:
+    return get_settings().limits
+
+
+def _max_drawn() -> int:
+    return int(getattr(_limits(), "max_drawn_nodes", draw.MAX_DRAWN_NODES))
+
+
+def run_view(
+    source: str,
+    values: dict[str, Any] | None,
+    accumulate: str = "add",
+    order: str = "dfs",
+    *,
+    keep_values: bool = False,
+    collapse: bool = False,
+    lang: str = "en",
+) -> dict[str, Any]:
+    """Run a program for the page: {trace, contrast, svg, draw_error, collapsed, ...} or
+    {error, status}.
+
+    `keep_values`: values carried over from an earlier program are dropped when the new one
+    has no such free name (the page keeps the fields a student filled in while they edit).
+    `collapse`: draw a long unrolled loop as its first and last iterations and a box; a loop
+    too large to draw in full is collapsed without being asked."""
+    eng = _engine()
+    values = dict(values or {})
+    dropped: list[str] = []
+    if keep_values and values:
+        try:
+            free = set(eng.parse(source, _limits()).free)
+        except eng.ProgramError:
+            free = None
+        if free is not None:
+            dropped = [k for k in values if k not in free]
+            values = {k: v for k, v in values.items() if k in free}
+    try:
+        trace = eng.run(
+            source, values, accumulate=accumulate, order=order, limits=_limits()
+        ).to_dict()
+    except eng.ProgramError as err:
+        return {"error": err.to_dict()["error"], "status": err.status, "values": values}
+    other = "assign" if accumulate == "add" else "add"
+    try:
+        alt = eng.run(source, values, accumulate=other, order=order, limits=_limits()).to_dict()
+        contrast = {
+            "accumulate": other,
+            "grads": {n["id"]: n["grad"] for n in alt["nodes"] if n.get("grad") is not None},
+        }
+    except eng.ProgramError:
+        contrast = None
+    svg = None
+    draw_error = None
+    plan = draw.collapse_plan(trace)
+    collapsed = bool(collapse and plan)
+    try:
+        try:
+            svg = draw.render_svg(
+                trace, None, max_nodes=_max_drawn(), collapse=collapsed, lang=lang
+            )
+        except draw.DrawError as err:
+            if err.code != "too_large" or collapsed or not plan:
+                raise
+            collapsed = True
+            svg = draw.render_svg(trace, None, max_nodes=_max_drawn(), collapse=True, lang=lang)
+    except draw.DrawError as err:
+        draw_error = {"message": err.message, "code": err.code}
+    return {
+        "trace": trace,
+        "contrast": contrast,
+        "svg": svg,
+        "draw_error": draw_error,
+        "collapsible": plan is not None,
+        "collapsed": plan if collapsed and svg else None,
+        "dropped": dropped,
+        "values": values,
+    }
+
+
+def _json_for_script(data: Any) -> str:
+    """JSON that is safe inside <script type="application/json">: no `</`, no `<!--`."""
+    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
+def _page(request: Request, template: str, *, embed: bool) -> Response:
+    params = dict(request.query_params)
+    lang = parse_lang(params.get("lang"))
+    query: PageQuery | None = None
+    view: dict[str, Any]
+    try:
+        query = parse_query(params)
+        view = run_view(
+            query.source,
+            query.values,
+            query.accumulate,
+            query.order,
+            collapse=params.get("collapse") == "1",
+            lang=lang,
+        )
+    except QueryError as err:
+        view = {"error": err.to_dict()["error"], "status": err.status}
+    source = query.source if query else params.get("source", "")
+    trace = view.get("trace")
+    step = None
+    if trace is not None and query is not None:
+        step = draw.clamp_step(trace, query.step)
+    state = {
+        "version": FORMAT_VERSION,
+        "embed": embed,
+        "query": {
+            "source": source,
+            "values": (query.values if query else {}),
+            "accumulate": query.accumulate if query else "add",
+            "order": query.order if query else "dfs",
+            "step": step,
+            "fwd": query.fwd if query else None,
+            "lang": lang,
+            "present": params.get("present") == "1",
+            "collapse": params.get("collapse") == "1",
+        },
+        "trace": trace,
+        "contrast": view.get("contrast"),
+        "error": view.get("error"),
+        "draw_error": view.get("draw_error"),
+        "collapsible": view.get("collapsible", False),
+        "collapsed": view.get("collapsed"),
+        "examples": EXAMPLES,
+        "strings": strings(),
+    }
+    t = strings()[lang]
+    n_steps = len(trace["steps"]) - 1 if trace else 0
+    context = {
+        "t": t,
+        "lang": lang,
+        "embed": embed,
+        "state_json": _json_for_script(state),
+        "svg": view.get("svg"),  # from engine.draw: escaped there, safe to inline
+        "error": view.get("error"),
+        "draw_error": view.get("draw_error"),
+        "source": source,
+        "step": step or 0,
+        "n_steps": n_steps,
+        "step_label": t["step_of"].format(k=step or 0, n=n_steps),
+        "examples": EXAMPLES,
+        "accumulate": query.accumulate if query else "add",
+        "order": query.order if query else "dfs",
+        "accumulate_options": ACCUMULATE,
+        "order_options": ORDERS,
+        "present": params.get("present") == "1",
+        "collapsible": view.get("collapsible", False),
+        "collapse": view.get("collapsed") is not None,
+        "full_link": permalink(query, "/") if query else "/",
+    }
+    response = templates.TemplateResponse(request=request, name=template, context=context)
+    response.headers["Content-Security-Policy"] = _CSP.format(ancestors="*" if embed else "'self'")
+    response.headers["X-Content-Type-Options"] = "nosniff"
+    response.headers["Referrer-Policy"] = "no-referrer"
+    return response
+
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request) -> Response:
+    """The interactive page, opened at the program and step in the address (a permalink)."""
+    return _page(request, "index.html", embed=False)
+
+
+@router.get("/embed", response_class=HTMLResponse)
+def embed(request: Request) -> Response:
+    """The same view without the page's chrome, for iframes."""
+    return _page(request, "embed.html", embed=True)
+
+
+def _svg_response(svg: str, status: int = 200, extra: dict[str, str] | None = None) -> Response:
+    headers = dict(_SVG_HEADERS)
+    if status == 200:
+        headers["Cache-Control"] = "public, max-age=3600"
+    headers.update(extra or {})
+    return Response(content=svg, status_code=status, media_type="image/svg+xml", headers=headers)
+
+
+def _error_svg(message: str, line: int | None = None, column: int | None = None) -> str:
+    where = f"line {line}, column {column}" if line else None
+    lines = _wrap(message, 80)
+    return draw.message_svg("gradtrace: " + lines[0], ([where] if where else []) + lines[1:])
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    lines.append(cur)
+    return lines[:8]
+
+
+@router.get("/api/svg", responses={200: {"content": {"image/svg+xml": {}}}})
+def api_svg(request: Request) -> Response:
+    """The graph at a step as SVG, for <img src> in course notes. A program that cannot run
+    gets a 4xx whose body is an SVG that shows why."""
+    params = dict(request.query_params)
+    try:
+        q = parse_query(params, default_source=False)
+    except QueryError as err:
+        return _svg_response(_error_svg(err.message), err.status)
+    eng = _engine()
+    try:
+        trace = eng.run(
+            q.source, q.values, accumulate=q.accumulate, order=q.order, limits=_limits()
+        ).to_dict()
+    except eng.ProgramError as err:
+        return _svg_response(_error_svg(err.message, err.line, err.column), err.status)
+    step = draw.clamp_step(trace, q.step)
+    legend = params.get("legend", "1") not in ("0", "false", "no")
+    try:
+        plan = draw.collapse_plan(trace)
+        collapse = params.get("collapse") == "1" and plan is not None
+        try:
+            svg = draw.render_svg(
+                trace, step, lang=q.lang, legend=legend, max_nodes=_max_drawn(), collapse=collapse
+            )
+        except draw.DrawError as err:
+            if err.code != "too_large" or collapse or plan is None:
+                raise
+            svg = draw.render_svg(
+                trace, step, lang=q.lang, legend=legend, max_nodes=_max_drawn(), collapse=True
+            )
+    except draw.DrawError as err:
+        if err.code == "busy":
+            return _svg_response(_error_svg(err.message), 503, {"Retry-After": "2"})
+        title = strings()[q.lang]["too_large"]
+        return _svg_response(draw.message_svg(title, _wrap(err.message, 80)), 413)
+    return _svg_response(svg)
+
+
+class RenderRequest(BaseModel):
+    """POST /api/render: what POST /api/trace takes, plus the page's own switches."""
+
+    model_config = ConfigDict(extra="forbid")
+    source: str = Field(max_length=1_000_000)
+    values: dict[str, Any] | None = None
+    accumulate: str = "add"
+    order: str = "dfs"
+    keep_values: bool = False
+    collapse: bool = False
+    lang: str = "en"
+
+
+@router.post("/api/render")
+def api_render(body: Annotated[RenderRequest, Body()]) -> JSONResponse:
+    """The page's re-run: {trace, contrast, svg, draw_error, values, dropped}, or {error, status}
+    when the program cannot run (the status /api/trace would give, 400 or 413)."""
+    if body.accumulate not in ACCUMULATE or body.order not in ORDERS:
+        err = QueryError("accumulate is add|assign and order is dfs|kahn", "options", 422)
+        return JSONResponse(err.to_dict(), status_code=422)
+    view = run_view(
+        body.source,
+        body.values,
+        body.accumulate,
+        body.order,
+        keep_values=body.keep_values,
+        collapse=body.collapse,
+        lang=parse_lang(body.lang),
+    )
+    if "error" in view:
+        # 200: the page asked "what does this text do?" and the answer is "it cannot run" —
+        # a 4xx here would also land in the browser console on every keystroke.
+        return JSONResponse(
+            {"error": view["error"], "status": view["status"], "values": view.get("values")}
+        )
+    return JSONResponse(view)

@@ -1,0 +1,1022 @@
+"""Draw a backward trace as a Graphviz graph, micrograd style.
+
+`to_dot(trace, step)` is a pure function of the trace JSON (docs/trace-format.md) that returns
+DOT text; `to_svg(dot)` is the one place Graphviz runs; `render_svg(trace, step)` does both and
+then tags the laid-out SVG so a page can restyle it for every step without a new layout.
+
+What the drawing shows (the legend, in words):
+
+- every trace node is ONE Graphviz node whose id is its trace id (``n0`` ...): an op cell with
+  the op's symbol (op nodes only), the label and forward value, and the grad underneath;
+  leaves have rounded corners, constants are small dashed boxes (class ``const``);
+- every use of a value is its own edge, id ``e-<consumer>-<arg>``, labelled with the gradient
+  it carries back (``← 3``);
+- at a step: the node running its local backward has a thick outline and a ``▶`` before its
+  label (class ``current``); the edges carrying gradient on this step are thick and bold
+  (class ``active``), the ones that already carried it are thin and grey (``sent``), the ones
+  still to come have no label (``future``); a grad that changed on this step is bold on a
+  yellow cell with a thick border (class ``changed``). Colour is never the only signal.
+- a value used more than ``COPY_FANOUT`` times is drawn once with its numbers and again as a
+  small copy (class ``copy``) at each use, which keeps the layout fast and readable.
+"""
+
+from __future__ import annotations
+
+import functools
+import math
+import re
+import subprocess
+import threading
+import unicodedata
+import xml.etree.ElementTree as ET
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from typing import Any
+
+import numpy as np
+
+# Drawing limits. Each is a setting, not a law of nature; see the README.
+MAX_DRAWN_NODES = (
+    500  # trace nodes; above this the page says "too large to draw" instead of laying out
+)
+COPY_FANOUT = 8  # a value with more uses than this is drawn as a small copy at each use
+EDGE_LABEL_LIMIT = 200  # above this many drawn nodes, edges carry no text (labels cost layout time)
+SMALL_TENSOR = 16  # at most this many elements (2-d, ≤ SMALL_COLS wide): print the numbers
+SMALL_COLS = 4
+SMALL_VECTOR = 6  # a 1-d tensor of at most this many elements: print it as a row
+HEAT_ROWS, HEAT_COLS, HEAT_CELL = 8, 16, 8  # a larger tensor: heat map of at most 8×16 cells
+LABEL_CHARS = 24  # longer labels (anonymous ops are labelled by their source text) are cut
+LAYOUT_TIMEOUT = 10.0  # seconds for one `dot` run
+MAX_CONCURRENT_LAYOUTS = 2  # `dot` processes at once; more callers wait, then give up
+
+FONT = "DejaVu Sans Mono"
+FONT_SIZE = 11
+CHAR_W = 0.6021 * FONT_SIZE  # advance of one monospace character, in points
+WIDE_W = 1.0 * FONT_SIZE  # a CJK (east-asian wide) character
+PAD = 3  # CELLPADDING
+
+# One place for every colour and pen. The page's CSS uses the same classes.
+STYLE: dict[str, str] = {
+    "ink": "#222222",
+    "muted": "#8a8a8a",
+    "op_bg": "#e9ecef",
+    "grad_bg": "#ffffff",
+    "changed_bg": "#ffd43b",
+    "active": "#d9480f",
+    "sent": "#9a9a9a",
+    "const": "#6c757d",
+    "offpath": "#adb5bd",
+}
+# Fills Graphviz never chooses by itself: post-processing finds these cells by them.
+_GRAD_CELL = "#fffffd"
+_HEAT_CELL = "#fffffc"
+
+_ID_RE = re.compile(r"^n[0-9]+$")
+_SAFE_CLASS_RE = re.compile(r"[^A-Za-z0-9_-]")
+SVG_NS = "http://www.w3.org/2000/svg"
+XLINK_NS = "http://www.w3.org/1999/xlink"
+ET.register_namespace("", SVG_NS)
+ET.register_namespace("xlink", XLINK_NS)
+
+
+class DrawError(Exception):
+    """The graph could not be drawn: too large, Graphviz too slow, or Graphviz failed."""
+
+    def __init__(self, message: str, code: str) -> None:
+        super().__init__(message)
+        self.message = message
+        self.code = code
+
+
+# --------------------------------------------------------------------------------------------
+# Numbers and strings
+
+
+def fmt(x: float | int | None) -> str:
+    """The one display precision: 4 significant digits, trailing zeros dropped, an exponent
+    outside 1e-4 ≤ |x| < 1e4 (as printf's %.4g). Rounds ties away from zero on the exact
+    binary value, as JavaScript's toExponential does, so static/app.js prints the same digits."""
+    if x is None:
+        return "—"
+    x = float(x)
+    if math.isnan(x):
+        return "nan"
+    if math.isinf(x):
+        return "inf" if x > 0 else "-inf"
+    if x == 0:
+        return "0"
+    sign = "-" if x < 0 else ""
+    d = Decimal(abs(x))
+    e = d.adjusted()
+    mant = d.scaleb(-e).quantize(Decimal("1.000"), rounding=ROUND_HALF_UP)
+    if mant >= 10:
+        mant, e = Decimal("1.000"), e + 1
+    digits = str(mant).replace(".", "")  # four digits
+    if -4 <= e < 4:
+        if e >= 0:
+            whole, frac = digits[: e + 1], digits[e + 1 :]
+        else:
+            whole, frac = "0", "0" * (-e - 1) + digits
+        frac = frac.rstrip("0")
+        return sign + whole + ("." + frac if frac else "")
+    frac = digits[1:].rstrip("0")
+    return f"{sign}{digits[0]}{'.' + frac if frac else ''}e{e}"
+
+
+def _clean(text: str) -> str:
+    """Drop control characters (a label is one line of visible text)."""
+    return "".join(" " if unicodedata.category(c)[0] == "C" else c for c in str(text))
+
+
+def escape_html(text: str) -> str:
+    """Escape a user string for a Graphviz HTML-like label (and for XML text)."""
+    return (
+        _clean(text)
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#39;")
+    )
+
+
+def escape_dot(text: str) -> str:
+    """Escape a user string for a double-quoted DOT string (without the quotes). Backslashes
+    are doubled so Graphviz's escapes (``\\N``, ``\\G``, ``\\l``) cannot fire."""
+    return _clean(text).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def _css_class(text: str) -> str:
+    return _SAFE_CLASS_RE.sub("_", str(text))[:40]
+
+
+def text_width(text: str, size: float = FONT_SIZE) -> float:
+    """Width in points of `text` in the monospace font (wide characters count double)."""
+    scale = size / FONT_SIZE
+    return scale * sum(WIDE_W if unicodedata.east_asian_width(c) in "WF" else CHAR_W for c in text)
+
+
+def shorten(text: str, limit: int = LABEL_CHARS) -> str:
+    text = _clean(text)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def shape_text(shape: Sequence[int]) -> str:
+    """A shape badge: ``[3]``, ``[2×3]``; a scalar has none."""
+    return "[" + "×".join(str(int(s)) for s in shape) + "]" if shape else ""
+
+
+# --------------------------------------------------------------------------------------------
+# Reading the trace
+
+
+@dataclass
+class StepView:
+    """What the drawing needs to know about one step: running grads and the marks."""
+
+    index: int
+    grads: dict[str, Any]  # node id -> grad after this step (running merge)
+    current: str | None
+    changed: set[str]
+    active: set[str]  # edge ids carrying gradient on this step
+    sent: set[str]  # edge ids that carried gradient on an earlier step
+
+
+def edge_id(consumer: str, arg: int) -> str:
+    return f"e-{consumer}-{arg}"
+
+
+def step_count(trace: Mapping[str, Any]) -> int:
+    return len(trace.get("steps") or [])
+
+
+def clamp_step(trace: Mapping[str, Any], step: int | None) -> int:
+    """`step` absent means the last; out of range clamps."""
+    n = step_count(trace)
+    if n == 0:
+        return 0
+    if step is None:
+        return n - 1
+    return max(0, min(int(step), n - 1))
+
+
+def step_view(trace: Mapping[str, Any], step: int) -> StepView:
+    steps = trace.get("steps") or []
+    grads: dict[str, Any] = {}
+    for node in trace["nodes"]:
+        if node.get("grad") is not None:
+            grads[node["id"]] = _zeros_like(node.get("shape") or [])
+    sent: set[str] = set()
+    active: set[str] = set()
+    current = None
+    changed: set[str] = set()
+    for i, st in enumerate(steps[: step + 1]):
+        grads.update(st.get("grads") or {})
+        ids = {edge_id(st["node"], t["arg"]) for t in st.get("terms") or []}
+        if i < step:
+            sent |= ids
+        else:
+            active = ids
+            current = st["node"]
+            changed = set((st.get("grads") or {}).keys())
+    return StepView(step, grads, current, changed, active, sent)
+
+
+def _zeros_like(shape: Sequence[int]) -> Any:
+    if not shape:
+        return 0.0
+    return np.zeros(tuple(shape)).tolist()
+
+
+def edge_terms(trace: Mapping[str, Any]) -> dict[str, dict[str, Any]]:
+    """Edge id -> the chain-rule term that edge carried (and the step it carried it on)."""
+    out: dict[str, dict[str, Any]] = {}
+    for i, st in enumerate(trace.get("steps") or []):
+        for t in st.get("terms") or []:
+            out[edge_id(st["node"], t["arg"])] = {**t, "step": i}
+    return out
+
+
+def grad_history(trace: Mapping[str, Any]) -> dict[str, list[Any]]:
+    """Node id -> every grad it takes over the steps (to size cells and heat-map scales)."""
+    hist: dict[str, list[Any]] = {}
+    for node in trace["nodes"]:
+        if node.get("grad") is not None:
+            hist[node["id"]] = [_zeros_like(node.get("shape") or []), node["grad"]]
+    for st in trace.get("steps") or []:
+        for nid, g in (st.get("grads") or {}).items():
+            hist.setdefault(nid, []).append(g)
+    return hist
+
+
+# --------------------------------------------------------------------------------------------
+# Tensors
+
+
+def _as_array(v: Any) -> np.ndarray:
+    return np.asarray(v if v is not None else 0.0, dtype=float)
+
+
+def heat_grid(v: Any) -> np.ndarray:
+    """A tensor as at most HEAT_ROWS × HEAT_COLS block means (rows = leading dims)."""
+    a = _as_array(v)
+    a = a.reshape(1, -1) if a.ndim <= 1 else a.reshape(-1, a.shape[-1])
+    rows, cols = a.shape
+    r = min(rows, HEAT_ROWS)
+    c = min(cols, HEAT_COLS)
+    out = np.zeros((r, c))
+    rb = np.linspace(0, rows, r + 1).astype(int)
+    cb = np.linspace(0, cols, c + 1).astype(int)
+    for i in range(r):
+        for j in range(c):
+            out[i, j] = a[rb[i] : rb[i + 1], cb[j] : cb[j + 1]].mean()
+    return out
+
+
+def heat_colour(x: float, scale: float) -> str:
+    """Diverging white-centred colour: blue for negative, red for positive."""
+    t = 0.0 if scale <= 0 else max(-1.0, min(1.0, x / scale))
+    target = (214, 96, 77) if t > 0 else (67, 147, 195)
+    t = abs(t)
+    rgb = [int(255 + (c - 255) * t + 0.5) for c in target]
+    return "#{:02x}{:02x}{:02x}".format(*rgb)
+
+
+def _max_abs(values: Iterable[Any]) -> float:
+    m = 0.0
+    for v in values:
+        a = _as_array(v)
+        if a.size:
+            m = max(m, float(np.max(np.abs(a))))
+    return m
+
+
+def _is_small(shape: Sequence[int]) -> bool:
+    """Few enough numbers to print: a vector of up to 6, a matrix of up to 4 columns."""
+    if len(shape) == 1:
+        return shape[0] <= SMALL_VECTOR
+    return len(shape) == 2 and shape[1] <= SMALL_COLS and int(np.prod(shape)) <= SMALL_TENSOR
+
+
+def _matrix(v: Any) -> list[list[float]]:
+    a = _as_array(v)
+    return a.reshape(1, -1).tolist() if a.ndim == 1 else a.tolist()
+
+
+# --------------------------------------------------------------------------------------------
+# DOT
+
+
+@dataclass
+class _Layout:
+    """DOT text plus what post-processing needs: per node, the role of each <text> in order."""
+
+    dot: str
+    roles: dict[str, list[str]] = field(default_factory=dict)
+    heat: dict[str, list[tuple[str, list[list[str]]]]] = field(default_factory=dict)
+    drawn: int = 0
+
+
+_EN = {
+    "legend_current": "▶ thick outline: node running its backward",
+    "legend_active": "thick arrow, bold label: gradient sent on this step",
+    "legend_changed": "bold grad on yellow: changed on this step",
+    "legend_sent": "grey label: sent on an earlier step",
+    "step": "Step {k} of {n}",
+    "seed": "seed",
+}
+_ZH = {
+    "legend_current": "▶ 粗边框:正在执行 backward 的节点",
+    "legend_active": "粗箭头、粗体数字:这一步传回的 gradient",
+    "legend_changed": "黄底粗体 grad:这一步改过",
+    "legend_sent": "灰色数字:之前的步骤已传回",
+    "step": "第 {k} 步,共 {n} 步",
+    "seed": "起点",
+}
+
+
+def strings(lang: str) -> dict[str, str]:
+    return _ZH if lang == "zh" else _EN
+
+
+def check_size(trace: Mapping[str, Any], max_nodes: int = MAX_DRAWN_NODES, hidden: int = 0) -> None:
+    """Refuse to lay out more than `max_nodes` trace nodes (copies of shared values are small
+    and do not count; nodes inside a collapsed loop are not drawn)."""
+    n = len(trace["nodes"]) - hidden
+    if n > max_nodes:
+        raise DrawError(
+            f"This graph has {n} nodes; the drawing stops at {max_nodes}. "
+            "The steps and the table still work.",
+            "too_large",
+        )
+
+
+def _node_id(nid: str) -> str:
+    if not _ID_RE.match(nid):
+        raise DrawError(f"unexpected node id {nid!r}", "bad_trace")
+    return nid
+
+
+def to_dot(
+    trace: Mapping[str, Any],
+    step: int | None = None,
+    *,
+    rankdir: str = "LR",
+    lang: str = "en",
+    legend: bool = False,
+    max_nodes: int = MAX_DRAWN_NODES,
+    collapse: bool = False,
+) -> str:
+    """DOT text for the trace. `step=None` draws the finished trace without marks (the page
+    restyles it per step); an int draws that step's marks, with the same layout."""
+    return _build(
+        trace,
+        step,
+        rankdir=rankdir,
+        lang=lang,
+        legend=legend,
+        max_nodes=max_nodes,
+        collapse=collapse,
+    ).dot
+
+
+def _build(
+    trace: Mapping[str, Any],
+    step: int | None,
+    *,
+    rankdir: str = "LR",
+    lang: str = "en",
+    legend: bool = False,
+    max_nodes: int = MAX_DRAWN_NODES,
+    collapse: bool = False,
+) -> _Layout:
+    nodes = trace["nodes"]
+    by_id = {n["id"]: n for n in nodes}
+    topo = set(trace.get("topo") or [])
+    plan = collapse_plan(trace) if collapse else None
+    hidden = set(plan["members"]) if plan else set()
+    check_size(trace, max_nodes, hidden=len(hidden))
+    sv = step_view(trace, clamp_step(trace, step)) if step is not None else None
+    terms = edge_terms(trace)
+    hist = grad_history(trace)
+
+    # The edges to draw: every use, except inside the collapsed iterations; a use that crosses
+    # into or out of them runs to the loop's box instead (once per outside node).
+    edges: list[tuple[str, str, str, str, int]] = []  # tail, head, edge id, source, arg
+    seen_box_edges: set[tuple[str, str]] = set()
+    for node in nodes:
+        for arg, src in enumerate(node.get("inputs") or []):
+            _node_id(src)
+            tail = LOOP_BOX if src in hidden else src
+            head = LOOP_BOX if node["id"] in hidden else node["id"]
+            if tail == head == LOOP_BOX:
+                continue
+            if LOOP_BOX in (tail, head):
+                if (tail, head) in seen_box_edges:
+                    continue
+                seen_box_edges.add((tail, head))
+            edges.append((tail, head, edge_id(node["id"], arg), src, arg))
+    uses: dict[str, int] = {}
+    for tail, _, _, _, _ in edges:
+        uses[tail] = uses.get(tail, 0) + 1
+    drawn = len(nodes) - len(hidden) + sum(n for n in uses.values() if n > COPY_FANOUT)
+    big = drawn > 100
+    edge_labels = drawn <= EDGE_LABEL_LIMIT
+    lay = _Layout(dot="", drawn=drawn)
+
+    out = [
+        "digraph gradtrace {",
+        f'  graph [rankdir={"TB" if rankdir == "TB" else "LR"} bgcolor="white" '
+        f'nodesep=0.25 ranksep=0.45 fontname="{FONT}" fontsize=10 '
+        f'id="graph0" class="gradtrace"'
+        + (" nslimit=1 nslimit1=1 mclimit=0.5 searchsize=10" if big else " nslimit=4 mclimit=2")
+        + "];",
+        f'  node [shape=plaintext fontname="{FONT}" fontsize={FONT_SIZE} '
+        f'fontcolor="{STYLE["ink"]}" margin=0];',
+        f'  edge [fontname="{FONT}" fontsize=10 color="{STYLE["ink"]}" arrowsize=0.7];',
+    ]
+    for node in nodes:
+        _node_id(node["id"])
+        if node["id"] not in hidden:
+            out.append("  " + _node_dot(node, sv, hist, topo, lay))
+    if plan:
+        out.append("  " + _loop_box_dot(plan, hidden, sv, lang, lay))
+    for tail, head, eid, src, arg in edges:
+        if tail != LOOP_BOX and uses.get(tail, 0) > COPY_FANOUT:
+            copy_id = f"{src}-copy-{eid}"
+            label = escape_html(shorten(by_id.get(src, {}).get("label") or src, 12))
+            lay.roles[copy_id] = ["copylabel"]
+            out.append(
+                f'  "{copy_id}" [id="{copy_id}" class="copy copy-of-{src}" shape=box '
+                f'style="rounded,dashed" fontsize=9 height=0.2 margin="0.04,0.02" '
+                f"label=<{label}>];"
+            )
+            tail = copy_id
+        term = None if LOOP_BOX in (tail, head) else terms.get(eid)
+        line = _edge_dot(tail, head, eid, src, arg, term, sv, edge_labels)
+        if LOOP_BOX in (tail, head):
+            line = line.replace('class="', 'class="loop-edge ', 1)
+        out.append("  " + line)
+    if legend and sv is not None:
+        out.append("  " + _legend_dot(trace, sv, lang))
+    out.append("}")
+    lay.dot = "\n".join(out) + "\n"
+    return lay
+
+
+LOOP_BOX = "loop-1"  # the id of the box that stands for the collapsed iterations
+COLLAPSE_MIN_ITERATIONS = 4  # a loop of fewer iterations is never collapsed
+
+
+def loop_iterations(trace: Mapping[str, Any]) -> list[list[str]]:
+    """The iterations of the longest unrolled loop, found by source position: every node an
+    iteration makes repeats the spans of the one before. [] when there is no loop."""
+    occurrences: dict[tuple[Any, ...], list[str]] = {}
+    for node in trace["nodes"]:
+        span = node.get("span")
+        if not span:
+            continue
+        key = (span.get("line"), span.get("column"), span.get("end_line"), span.get("end_column"))
+        occurrences.setdefault(key, []).append(node["id"])
+    sizes: dict[int, int] = {}
+    for ids in occurrences.values():
+        if len(ids) >= COLLAPSE_MIN_ITERATIONS:
+            sizes[len(ids)] = sizes.get(len(ids), 0) + len(ids)
+    if not sizes:
+        return []
+    count = max(sizes, key=lambda c: (sizes[c], c))
+    iterations: list[list[str]] = [[] for _ in range(count)]
+    for ids in occurrences.values():
+        if len(ids) == count:
+            for i, nid in enumerate(ids):
+                iterations[i].append(nid)
+    return iterations
+
+
+def collapse_plan(trace: Mapping[str, Any]) -> dict[str, Any] | None:
+    """What the loop's box stands for: every iteration but the first and the last."""
+    its = loop_iterations(trace)
+    if len(its) < COLLAPSE_MIN_ITERATIONS:
+        return None
+    return {
+        "id": LOOP_BOX,
+        "members": [nid for it in its[1:-1] for nid in it],
+        "iterations": len(its),
+        "collapsed": len(its) - 2,
+    }
+
+
+def _loop_box_dot(
+    plan: Mapping[str, Any], hidden: set[str], sv: StepView | None, lang: str, lay: _Layout
+) -> str:
+    k, n = plan["collapsed"], len(hidden)
+    text = (
+        f"⋯ {k} 次迭代已折叠({n} 个节点)"
+        if lang == "zh"
+        else f"⋯ {k} iterations collapsed ({n} nodes)"
+    )
+    cls = ["collapsed"]
+    if sv is not None and sv.current in hidden:
+        cls.append("current")
+        text = "▶ " + text
+    if sv is not None and sv.changed & hidden:
+        cls.append("changed")
+    lay.roles[LOOP_BOX] = ["loophead"]
+    pen = 3 if "current" in cls else 1.5
+    return (
+        f'"{LOOP_BOX}" [id="{LOOP_BOX}" class="{" ".join(cls)}" shape=box '
+        f'style="rounded,dashed" penwidth={pen} margin="0.15,0.1" label=<{escape_html(text)}>];'
+    )
+
+
+def _node_classes(node: Mapping[str, Any], sv: StepView | None, topo: set[str]) -> list[str]:
+    cls = [node.get("kind") or "op"]
+    if node.get("op"):
+        cls.append("op-" + _css_class(node["op"]))
+    if node.get("shape"):
+        cls.append("tensor")
+    if node["id"] not in topo or node.get("grad") is None:
+        cls.append("offpath")
+    if sv is not None:
+        if node["id"] == sv.current:
+            cls.append("current")
+        if node["id"] in sv.changed:
+            cls.append("changed")
+    return cls
+
+
+def _node_dot(
+    node: Mapping[str, Any],
+    sv: StepView | None,
+    hist: Mapping[str, list[Any]],
+    topo: set[str],
+    lay: _Layout,
+) -> str:
+    nid = node["id"]
+    kind = node.get("kind") or "op"
+    shape = list(node.get("shape") or [])
+    classes = _node_classes(node, sv, topo)
+    attrs = f'id="{nid}" class="{" ".join(classes)}"'
+    muted = "offpath" in classes
+
+    if kind == "const":
+        text = fmt(node["value"]) if not shape else f"const {shape_text(shape)}"
+        if node.get("name"):
+            text = f"{shorten(node['name'], 12)} = {text}"
+        lay.roles[nid] = ["constlabel"]
+        return (
+            f'{nid} [{attrs} shape=box style="rounded,dashed" fontsize=9 height=0.2 '
+            f'width=0.3 margin="0.05,0.02" color="{STYLE["const"]}" '
+            f'fontcolor="{STYLE["const"]}" label=<{escape_html(text)}>];'
+        )
+
+    current = "current" in classes
+    changed = "changed" in classes
+    label = shorten(node.get("label") or nid)
+    roles: list[str] = []
+    rows: list[str] = []
+    grad_now = sv.grads.get(nid, node.get("grad")) if sv is not None else node.get("grad")
+    has_grad = node.get("grad") is not None
+    marker = "▶ " if current else ""
+    n_cols = 1
+
+    if not shape:
+        head = f"{marker}{label} = {fmt(node['value'])}"
+        head_w = text_width(f"▶ {label} = {fmt(node['value'])}")
+        roles.append("head")
+        rows.append(_td(head, head_w, bold=current))
+        if has_grad:
+            gtexts = ["grad " + fmt(g) for g in hist.get(nid, [node["grad"]])]
+            gw = max(text_width(t) for t in gtexts + [head])
+            gw = max(gw, head_w)
+            roles.append("grad")
+            rows.append(
+                _td(
+                    "grad " + fmt(grad_now),
+                    gw,
+                    bold=changed,
+                    bg=_GRAD_CELL,
+                    border=2 if changed else 0,
+                )
+            )
+    else:
+        head = f"{marker}{label}  {shape_text(shape)}"
+        roles.append("head")
+        rows.append(_td(head, text_width(f"▶ {label}  {shape_text(shape)}"), bold=current))
+        if _is_small(shape):
+            vals = _matrix(node["value"])
+            cells = [fmt(x) for r in vals for x in r]
+            gall = [fmt(x) for g in hist.get(nid, []) for r in _matrix(g) for x in r]
+            cw = max(text_width(t) for t in cells + gall + ["0"]) + 2 * PAD
+            roles.append("caption")
+            roles += [f"v-{i}" for i in range(len(cells))]
+            rows.append(_caption_row("data", _mini_table(vals, cw)))
+            n_cols = 2
+            if has_grad:
+                roles.append("caption")
+                roles += [f"g-{i}" for i in range(len(cells))]
+                rows.append(
+                    _caption_row(
+                        "grad",
+                        _mini_table(_matrix(grad_now), cw, bold=changed),
+                        bg=_GRAD_CELL,
+                        border=2 if changed else 0,
+                    )
+                )
+        else:
+            vgrid = heat_grid(node["value"])
+            vscale = _max_abs([node["value"]])
+            roles.append("caption")
+            rows.append(_caption_row("data", _heat_td(vgrid)))
+            heat = [("v", _heat_colours(vgrid, vscale))]
+            n_cols = 2
+            if has_grad:
+                ggrid = heat_grid(grad_now)
+                gscale = _max_abs(hist.get(nid, []))
+                roles.append("caption")
+                rows.append(
+                    _caption_row(
+                        "grad",
+                        _heat_td(ggrid),
+                        bg=_GRAD_CELL,
+                        border=2 if changed else 0,
+                    )
+                )
+                heat.append(("g", _heat_colours(ggrid, gscale)))
+            lay.heat[nid] = heat
+
+    if n_cols == 2:
+        # The head cell spans the caption column too.
+        rows[0] = rows[0].replace("<TD ", '<TD COLSPAN="2" ', 1)
+    op_cell = ""
+    if kind == "op":
+        symbol = node.get("symbol") or node.get("op") or "?"
+        roles.insert(0, "op")
+        op_cell = (
+            f'<TD ROWSPAN="{len(rows)}" BGCOLOR="{STYLE["op_bg"]}" CELLPADDING="{PAD + 2}">'
+            f"{_font(escape_html(shorten(symbol, 14)), bold=True)}</TD>"
+        )
+    table_rows = [f"<TR>{op_cell if i == 0 else ''}{r}</TR>" for i, r in enumerate(rows)]
+    border = 3 if current else 1
+    colour = STYLE["active"] if current else (STYLE["offpath"] if muted else STYLE["ink"])
+    style = ' STYLE="rounded"' if kind == "leaf" else ""
+    lay.roles[nid] = roles
+    table = (
+        f'<TABLE BORDER="{border}" COLOR="{colour}" CELLBORDER="0" '
+        f'CELLSPACING="{2 if kind == "leaf" else 0}" CELLPADDING="{PAD}"{style}>'
+        + "".join(table_rows)
+        + "</TABLE>"
+    )
+    fontcolor = f' fontcolor="{STYLE["offpath"]}"' if muted else ""
+    return f"{nid} [{attrs}{fontcolor} label=<{table}>];"
+
+
+def _font(text: str, bold: bool = False) -> str:
+    return f"<B>{text}</B>" if bold else text
+
+
+def _td(
+    text: str, width: float, *, bold: bool = False, bg: str | None = None, border: int = 0
+) -> str:
+    extra = f' BGCOLOR="{bg}"' if bg else ""
+    if border:
+        extra += f' BORDER="{border}" COLOR="{STYLE["ink"]}"'
+    return (
+        f'<TD ALIGN="LEFT" WIDTH="{math.ceil(width + 2 * PAD + 2)}"{extra}>'
+        f"{_font(escape_html(text), bold)}</TD>"
+    )
+
+
+def _caption_row(caption: str, inner: str, bg: str | None = None, border: int = 0) -> str:
+    extra = f' BGCOLOR="{bg}"' if bg else ""
+    if border:
+        extra += f' BORDER="{border}" COLOR="{STYLE["ink"]}"'
+    return (
+        f'<TD ALIGN="LEFT" VALIGN="MIDDLE"><FONT POINT-SIZE="9" COLOR="{STYLE["muted"]}">'
+        f'{caption}</FONT></TD><TD ALIGN="LEFT"{extra}>{inner}</TD>'
+    )
+
+
+def _mini_table(rows: list[list[float]], cell_w: float, bold: bool = False) -> str:
+    body = "".join(
+        "<TR>"
+        + "".join(
+            f'<TD ALIGN="RIGHT" WIDTH="{math.ceil(cell_w)}">{_font(escape_html(fmt(x)), bold)}</TD>'
+            for x in r
+        )
+        + "</TR>"
+        for r in rows
+    )
+    return f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{body}</TABLE>'
+
+
+def _heat_td(grid: np.ndarray) -> str:
+    r, c = grid.shape
+    return (
+        f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0"><TR>'
+        f'<TD FIXEDSIZE="TRUE" WIDTH="{c * HEAT_CELL}" HEIGHT="{r * HEAT_CELL}" '
+        f'BGCOLOR="{_HEAT_CELL}"></TD></TR></TABLE>'
+    )
+
+
+def _heat_colours(grid: np.ndarray, scale: float) -> list[list[str]]:
+    return [[heat_colour(float(x), scale) for x in row] for row in grid]
+
+
+def _edge_dot(
+    tail: str,
+    head: str,
+    eid: str,
+    src: str,
+    arg: int,
+    term: Mapping[str, Any] | None,
+    sv: StepView | None,
+    with_label: bool,
+) -> str:
+    cls = ["from-" + src, "to-" + head, f"arg-{arg}"]
+    attrs = [f'id="{eid}"']
+    text = ""
+    if term is None:
+        cls.append("nograd")
+        attrs.append(f'style=dashed color="{STYLE["muted"]}"')
+    else:
+        cls.append(f"step-{term['step']}")
+        text = "← " + _amount(term.get("contribution"))
+    state = ""
+    if sv is not None and term is not None:
+        if eid in sv.active:
+            state = "active"
+            attrs.append(f'penwidth=3 color="{STYLE["active"]}" fontcolor="{STYLE["active"]}"')
+        elif eid in sv.sent:
+            state = "sent"
+            attrs.append(f'color="{STYLE["sent"]}" fontcolor="{STYLE["sent"]}"')
+        else:
+            state = "future"
+        cls.append(state)
+    if text and with_label:
+        attrs.append(f"label=<{_font(escape_html(text), bold=state == 'active')}>")
+    attrs.insert(1, f'class="{" ".join(cls)}"')
+    return f'"{tail}" -> "{head}" [{" ".join(attrs)}];'
+
+
+def _amount(v: Any) -> str:
+    a = _as_array(v)
+    if a.ndim == 0:
+        return fmt(float(a))
+    return shape_text(list(a.shape))
+
+
+def _legend_dot(trace: Mapping[str, Any], sv: StepView, lang: str) -> str:
+    s = strings(lang)
+    n = step_count(trace) - 1
+    title = s["step"].format(k=sv.index, n=n)
+    rows = [
+        f'<TR><TD ALIGN="LEFT"><B>{escape_html(title)}</B></TD></TR>',
+        f'<TR><TD ALIGN="LEFT">{escape_html(s["legend_current"])}</TD></TR>',
+        f'<TR><TD ALIGN="LEFT"><FONT COLOR="{STYLE["active"]}"><B>'
+        f"{escape_html(s['legend_active'])}</B></FONT></TD></TR>",
+        f'<TR><TD ALIGN="LEFT" BGCOLOR="{STYLE["changed_bg"]}"><B>'
+        f"{escape_html(s['legend_changed'])}</B></TD></TR>",
+        f'<TR><TD ALIGN="LEFT"><FONT COLOR="{STYLE["sent"]}">'
+        f"{escape_html(s['legend_sent'])}</FONT></TD></TR>",
+    ]
+    table = (
+        '<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="2">'
+        + "".join(rows)
+        + "</TABLE>"
+    )
+    return f"graph [labelloc=b labeljust=l fontsize=10 label=<{table}>];"
+
+
+# --------------------------------------------------------------------------------------------
+# Graphviz
+
+
+_layout_slots = threading.BoundedSemaphore(MAX_CONCURRENT_LAYOUTS)
+
+
+@functools.lru_cache(maxsize=64)
+def to_svg(dot_text: str, timeout: float = LAYOUT_TIMEOUT) -> str:
+    """Lay out DOT text with Graphviz `dot -Tsvg`, bounded in time. The only Graphviz call."""
+    if not _layout_slots.acquire(timeout=timeout):
+        raise DrawError("The server is busy drawing other graphs; try again.", "busy")
+    try:
+        proc = subprocess.run(
+            ["dot", "-Tsvg"],
+            input=dot_text.encode("utf-8"),
+            capture_output=True,
+            timeout=timeout,
+            check=False,
+        )
+    except subprocess.TimeoutExpired as exc:
+        raise DrawError(
+            f"Laying out this graph took longer than {timeout:g} s; it is too large to draw.",
+            "timeout",
+        ) from exc
+    except OSError as exc:  # Graphviz missing
+        raise DrawError("Graphviz (dot) is not available on the server.", "graphviz") from exc
+    finally:
+        _layout_slots.release()
+    if proc.returncode != 0 or not proc.stdout:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise DrawError("Graphviz failed: " + (err[-1] if err else "no output"), "graphviz")
+    return proc.stdout.decode("utf-8")
+
+
+def _q(tag: str) -> str:
+    return f"{{{SVG_NS}}}{tag}"
+
+
+def _fill(el: ET.Element) -> str:
+    return (el.get("fill") or "").lower()
+
+
+def finish_svg(svg: str, lay: _Layout, trace: Mapping[str, Any] | None = None) -> str:
+    """Tag the laid-out SVG: ids and classes on the texts the page rewrites per step (`nX-grad`,
+    `nX-head`, `nX-g-3` ...), the outline and grad cell of each node, edge labels; heat maps
+    drawn into their reserved cells; future edge labels hidden. Drops Graphviz's `<title>`
+    (node names) in favour of readable ones, and any attribute that could link out."""
+    root = ET.fromstring(svg)
+    by_id = {n["id"]: n for n in (trace or {}).get("nodes", [])}
+    for g in root.iter(_q("g")):
+        cls = (g.get("class") or "").split()
+        gid = g.get("id") or ""
+        if "node" in cls:
+            _finish_node(g, gid, lay, by_id.get(gid))
+        elif "edge" in cls:
+            texts = list(g.iter(_q("text")))
+            for t in texts:
+                t.set("class", "elabel")
+                t.set("id", gid + "-label")
+            if "future" in cls:
+                for t in texts:
+                    t.set("visibility", "hidden")
+            title = g.find(_q("title"))
+            if title is not None:
+                title.text = _edge_title(gid, trace)
+    for el in root.iter():
+        for attr in list(el.attrib):
+            if attr.endswith("href") or attr.startswith("on"):
+                del el.attrib[attr]
+    return ET.tostring(root, encoding="unicode")
+
+
+def _edge_title(eid: str, trace: Mapping[str, Any] | None) -> str:
+    if not trace:
+        return eid
+    term = edge_terms(trace).get(eid)
+    if not term:
+        return eid
+    return f"{term.get('rule', '')} = {term.get('contribution')}"
+
+
+def _finish_node(g: ET.Element, gid: str, lay: _Layout, node: Mapping[str, Any] | None) -> None:
+    roles = lay.roles.get(gid)
+    texts = list(g.iter(_q("text")))
+    if roles and len(roles) == len(texts):
+        for t, role in zip(texts, roles, strict=True):
+            element = role[:2] in ("v-", "g-")
+            t.set("class", role[0] if element else role)
+            if role not in ("caption",):
+                t.set("id", f"{gid}-{role}")
+            if element and t.get("text-anchor") == "start" and t.text:
+                # Matrix numbers are right-aligned: anchor them at their right edge, so a
+                # page that rewrites them per step keeps the column straight.
+                size = float(t.get("font-size") or FONT_SIZE)
+                right = float(t.get("x") or 0) + text_width(t.text, size)
+                t.set("x", f"{right:.2f}")
+                t.set("text-anchor", "end")
+    shapes = [el for el in g.iter() if el.tag in (_q("polygon"), _q("path"))]
+    if shapes:
+        shapes[-1].set("class", "outline")
+    changed = "changed" in (g.get("class") or "").split()
+    for el in shapes:
+        if _fill(el) == _GRAD_CELL:
+            el.set("class", "gcell")
+            el.set("id", f"{gid}-gcell")
+            el.set("fill", STYLE["changed_bg"] if changed else STYLE["grad_bg"])
+    heat = lay.heat.get(gid) or []
+    placeholders = [el for el in shapes if _fill(el) == _HEAT_CELL]
+    for el, (kind, colours) in zip(placeholders, heat, strict=False):
+        _draw_heat(g, el, gid, kind, colours)
+    title = g.find(_q("title"))
+    if title is not None and node is not None:
+        title.text = node_title(node)
+
+
+def node_title(node: Mapping[str, Any]) -> str:
+    parts = [str(node.get("label") or node["id"])]
+    if node.get("text") and node.get("text") != node.get("label"):
+        parts[0] += f" = {node['text']}"
+    shape = node.get("shape") or []
+    if shape:
+        parts.append("shape " + shape_text(shape))
+    else:
+        parts.append(f"value {node.get('value')!r}")
+        if node.get("grad") is not None:
+            parts.append(f"grad {node.get('grad')!r}")
+    return "\n".join(parts)
+
+
+def _draw_heat(
+    g: ET.Element, placeholder: ET.Element, gid: str, kind: str, colours: list[list[str]]
+) -> None:
+    pts = [tuple(map(float, p.split(","))) for p in (placeholder.get("points") or "").split()]
+    if not pts:
+        return
+    x0 = min(p[0] for p in pts)
+    y0 = min(p[1] for p in pts)
+    parent = _parent_of(g, placeholder)
+    if parent is None:
+        return
+    idx = list(parent).index(placeholder)
+    parent.remove(placeholder)
+    group = ET.Element(_q("g"), {"class": f"heat heat-{kind}", "id": f"{gid}-{kind}heat"})
+    ET.SubElement(
+        group,
+        _q("rect"),
+        {
+            "x": f"{x0 - 0.5:g}",
+            "y": f"{y0 - 0.5:g}",
+            "width": f"{len(colours[0]) * HEAT_CELL + 1 if colours else 0}",
+            "height": f"{len(colours) * HEAT_CELL + 1}",
+            "fill": "none",
+            "stroke": STYLE["muted"],
+            "stroke-width": "0.5",
+            "class": "heat-frame",
+        },
+    )
+    k = 0
+    for i, row in enumerate(colours):
+        for j, colour in enumerate(row):
+            ET.SubElement(
+                group,
+                _q("rect"),
+                {
+                    "x": f"{x0 + j * HEAT_CELL:g}",
+                    "y": f"{y0 + i * HEAT_CELL:g}",
+                    "width": str(HEAT_CELL),
+                    "height": str(HEAT_CELL),
+                    "fill": colour,
+                    "id": f"{gid}-{kind}h-{k}",
+                },
+            )
+            k += 1
+    parent.insert(idx, group)
+
+
+def _parent_of(root: ET.Element, child: ET.Element) -> ET.Element | None:
+    for el in root.iter():
+        if child in list(el):
+            return el
+    return None
+
+
+def render_svg(
+    trace: Mapping[str, Any],
+    step: int | None = None,
+    *,
+    rankdir: str = "LR",
+    lang: str = "en",
+    legend: bool = False,
+    timeout: float = LAYOUT_TIMEOUT,
+    max_nodes: int = MAX_DRAWN_NODES,
+    collapse: bool = False,
+) -> str:
+    """The drawing as SVG text. Raises DrawError when it cannot be drawn. `collapse` draws a
+    long unrolled loop as its first and last iterations with one box between them."""
+    lay = _build(
+        trace,
+        step,
+        rankdir=rankdir,
+        lang=lang,
+        legend=legend,
+        max_nodes=max_nodes,
+        collapse=collapse,
+    )
+    return finish_svg(to_svg(lay.dot, timeout), lay, trace)
+
+
+def message_svg(title: str, lines: Sequence[str] = (), *, width: int = 640) -> str:
+    """A small SVG that shows a message (a broken image that says why). No Graphviz."""
+    all_lines = [title, *lines]
+    line_h = 20
+    height = 24 + line_h * len(all_lines)
+    body = []
+    for i, line in enumerate(all_lines):
+        weight = ' font-weight="bold"' if i == 0 else ""
+        body.append(
+            f'<text x="16" y="{32 + i * line_h}" xml:space="preserve"{weight}>'
+            f"{escape_html(line)}</text>"
+        )
+    return (
+        f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+        f'viewBox="0 0 {width} {height}" role="img" class="message">'
+        f"<title>{escape_html(title)}</title>"
+        f'<rect x="0.5" y="0.5" width="{width - 1}" height="{height - 1}" rx="6" '
+        f'fill="#fff5f5" stroke="#c92a2a"/>'
+        f'<g font-family="{FONT}, monospace" font-size="13" fill="#212529">'
+        + "".join(body)
+        + "</g></svg>"
+    )

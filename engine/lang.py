@@ -105,8 +105,8 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> ir.Program:
     except SyntaxError as e:
         raise syntax_error(e, source) from None
     except (RecursionError, MemoryError, ValueError):
-        operators = sum(source.count(c) for c in "+-*/@")
-        if operators > limits.max_nodes:
+        if flat_operator_count(source, limits) > limits.max_nodes:
+            operators = flat_operator_count(source, limits)
             raise ProgramError(
                 f"the program has about {operators:,} operators, more than the "
                 f"{limits.max_nodes:,} graph nodes a program may make (max_nodes)",
@@ -121,6 +121,16 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> ir.Program:
         ) from None
     check_depth(tree, source, limits)
     return Parser(source, limits).program(tree)
+
+
+def flat_operator_count(source: str, limits: Limits) -> int:
+    """When Python's own parser gives up, was it a long flat chain (`x+x+…`, too many nodes)
+    or real nesting (`---x`, `x**x**…`)? The count of binary operators, or 0 for nesting."""
+    squeezed = re.sub(r"\s+", "", source)
+    longest_unary_run = max((len(m) for m in re.findall(r"[-+~]+", squeezed)), default=0)
+    if longest_unary_run > limits.max_depth or squeezed.count("**") > limits.max_depth:
+        return 0
+    return len(re.findall(r"\*\*|[-+*/@]", squeezed))
 
 
 # --- text checks, before ast.parse -----------------------------------------------------------

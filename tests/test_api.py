@@ -13,20 +13,60 @@ from fastapi.testclient import TestClient
 
 from app.main import app
 
-EXAMPLE_REQUEST = {"source": "x*y + x", "values": {"x": 2, "y": 3}, "accumulate": "add",
-                   "order": "dfs"}
+EXAMPLE_REQUEST = {
+    "source": "x*y + x",
+    "values": {"x": 2, "y": 3},
+    "accumulate": "add",
+    "order": "dfs",
+}
 EXAMPLE_RESPONSE = {
     "output": "n3",
     "value": 8.0,
     "nodes": [
-        {"id": "n0", "name": "x", "label": "x", "kind": "leaf", "op": None, "inputs": [],
-         "shape": [], "value": 2.0, "grad": 4.0},
-        {"id": "n1", "name": "y", "label": "y", "kind": "leaf", "op": None, "inputs": [],
-         "shape": [], "value": 3.0, "grad": 2.0},
-        {"id": "n2", "name": None, "label": "x*y", "kind": "op", "op": "mul",
-         "inputs": ["n0", "n1"], "shape": [], "value": 6.0, "grad": 1.0},
-        {"id": "n3", "name": "out", "label": "out", "kind": "op", "op": "add",
-         "inputs": ["n2", "n0"], "shape": [], "value": 8.0, "grad": 1.0},
+        {
+            "id": "n0",
+            "name": "x",
+            "label": "x",
+            "kind": "leaf",
+            "op": None,
+            "inputs": [],
+            "shape": [],
+            "value": 2.0,
+            "grad": 4.0,
+        },
+        {
+            "id": "n1",
+            "name": "y",
+            "label": "y",
+            "kind": "leaf",
+            "op": None,
+            "inputs": [],
+            "shape": [],
+            "value": 3.0,
+            "grad": 2.0,
+        },
+        {
+            "id": "n2",
+            "name": None,
+            "label": "x*y",
+            "kind": "op",
+            "op": "mul",
+            "inputs": ["n0", "n1"],
+            "shape": [],
+            "value": 6.0,
+            "grad": 1.0,
+        },
+        {
+            "id": "n3",
+            "name": "out",
+            "label": "out",
+            "kind": "op",
+            "op": "add",
+            "inputs": ["n2", "n0"],
+            "shape": [],
+            "value": 8.0,
+            "grad": 1.0,
+        },
     ],
     "topo": ["n0", "n1", "n2", "n3"],
     "steps": [
@@ -57,8 +97,10 @@ def client() -> Iterator[TestClient]:
 
 def strict_json(response: httpx.Response) -> Any:
     """Parse as a browser would: NaN/Infinity are not JSON."""
+
     def refuse(token: str) -> None:
         raise AssertionError(f"{token} in JSON")
+
     return json.loads(response.content, parse_constant=refuse)
 
 
@@ -66,8 +108,9 @@ def post(client: TestClient, body: Any) -> httpx.Response:
     return client.post("/api/trace", json=body)
 
 
-def post_raw(client: TestClient, content: bytes,
-             content_type: str = "application/json") -> httpx.Response:
+def post_raw(
+    client: TestClient, content: bytes, content_type: str = "application/json"
+) -> httpx.Response:
     return client.post("/api/trace", content=content, headers={"content-type": content_type})
 
 
@@ -113,10 +156,12 @@ def test_accumulate_assign_shows_the_classic_bug(client: TestClient) -> None:
     # the second contribution to x (3, from x*y) overwrites the first (1, from + x)
     assert d["grads"] == {"x": 3.0, "y": 2.0}
     assert [s["grads"] for s in d["steps"]] == [
-        {"n3": 1.0}, {"n2": 1.0, "n0": 1.0}, {"n0": 3.0, "n1": 2.0}]
+        {"n3": 1.0},
+        {"n2": 1.0, "n0": 1.0},
+        {"n0": 3.0, "n1": 2.0},
+    ]
     # every contribution overwrites, even the second edge of x*x
-    d = strict_json(post(client, {"source": "x*x", "values": {"x": 3},
-                                  "accumulate": "assign"}))
+    d = strict_json(post(client, {"source": "x*x", "values": {"x": 3}, "accumulate": "assign"}))
     assert d["grads"] == {"x": 3.0}
     d = strict_json(post(client, {"source": "x*x", "values": {"x": 3}}))
     assert d["grads"] == {"x": 6.0}
@@ -148,12 +193,15 @@ def kahn_reference(d: dict[str, Any]) -> list[str]:
     return backward[::-1]
 
 
-@pytest.mark.parametrize("source", [
-    "a = 2\nb = a * 3\nc = a * 4\nL = c + b",
-    "x*y + x",
-    "w = 0.5\nh = 1\nfor t in range(3):\n    h = tanh(h*w + x*t)\nL = h + w*w",
-    "W = [[1, 2], [3, 4]]\nv = [1, -1]\nu = W @ v\nL = (u*u).sum() + (W*W).mean()",
-])
+@pytest.mark.parametrize(
+    "source",
+    [
+        "a = 2\nb = a * 3\nc = a * 4\nL = c + b",
+        "x*y + x",
+        "w = 0.5\nh = 1\nfor t in range(3):\n    h = tanh(h*w + x*t)\nL = h + w*w",
+        "W = [[1, 2], [3, 4]]\nv = [1, -1]\nu = W @ v\nL = (u*u).sum() + (W*W).mean()",
+    ],
+)
 def test_order_kahn(client: TestClient, source: str) -> None:
     dfs = strict_json(post(client, {"source": source}))
     kahn = strict_json(post(client, {"source": source, "order": "kahn"}))
@@ -176,8 +224,12 @@ def test_kahn_and_dfs_differ_where_the_spec_says(client: TestClient) -> None:
 
 
 def test_values_with_nested_lists(client: TestClient) -> None:
-    d = strict_json(post(client, {"source": "L = (W @ v).sum()",
-                                  "values": {"W": [[1, 2], [3, 4]], "v": [0.5, -1]}}))
+    d = strict_json(
+        post(
+            client,
+            {"source": "L = (W @ v).sum()", "values": {"W": [[1, 2], [3, 4]], "v": [0.5, -1]}},
+        )
+    )
     assert d["value"] == (0.5 - 2) + (1.5 - 4)
     assert d["grads"] == {"W": [[0.5, -1.0], [0.5, -1.0]], "v": [4.0, 6.0]}
     w = next(n for n in d["nodes"] if n["label"] == "W")
@@ -185,21 +237,33 @@ def test_values_with_nested_lists(client: TestClient) -> None:
 
 
 def test_class_labels_given_as_values(client: TestClient) -> None:
-    d = strict_json(post(client, {"source": "z = [1.0, 2.0, 3.0]\nL = cross_entropy(z, t)",
-                                  "values": {"t": 2}}))
+    d = strict_json(
+        post(client, {"source": "z = [1.0, 2.0, 3.0]\nL = cross_entropy(z, t)", "values": {"t": 2}})
+    )
     assert set(d["grads"]) == {"z"}
-    d = strict_json(post(client, {"source": "z = [[1.0, 2.0], [3.0, 4.0]]\ncross_entropy(z, t)",
-                                  "values": {"t": [1, 0]}}))
+    d = strict_json(
+        post(
+            client,
+            {
+                "source": "z = [[1.0, 2.0], [3.0, 4.0]]\ncross_entropy(z, t)",
+                "values": {"t": [1, 0]},
+            },
+        )
+    )
     assert set(d["grads"]) == {"z"}
-    e = error_of(post(client, {"source": "z = [1.0, 2.0]\ncross_entropy(z, t)",
-                               "values": {"t": 0.5}}), 400)
+    e = error_of(
+        post(client, {"source": "z = [1.0, 2.0]\ncross_entropy(z, t)", "values": {"t": 0.5}}), 400
+    )
     assert e["code"] == "labels"
 
 
 def test_a_tensor_output_is_seeded_with_ones(client: TestClient) -> None:
     d = strict_json(post(client, {"source": "W = [[1, 2], [3, 4]]\nW * 2"}))
-    assert d["steps"][0] == {**d["steps"][0], "node": d["output"],
-                             "grads": {d["output"]: [[1.0, 1.0], [1.0, 1.0]]}}
+    assert d["steps"][0] == {
+        **d["steps"][0],
+        "node": d["output"],
+        "grads": {d["output"]: [[1.0, 1.0], [1.0, 1.0]]},
+    }
 
 
 def test_the_per_step_grad_table_merges_to_the_final_grads(client: TestClient) -> None:
@@ -237,18 +301,20 @@ def test_a_bad_program_is_400_with_the_error_object(client: TestClient) -> None:
     assert (e["line"], e["column"]) == (2, 5)
 
 
-@pytest.mark.parametrize(("source", "line", "column", "code"), [
-    ("x = (1", 1, 5, "syntax"),
-    ("损失 = x*log(0)", 1, 8, "non_finite"),
-    ("import os", 1, 1, "unsupported"),
-    ("x.__class__", 1, 1, "attribute"),
-    ("a = zeros(2, 3)\nb = a + zeros(4)", 2, 5, "shape"),
-    ("x = 1\nx += 1", 2, 1, "unsupported"),
-    ("seed(-1)\nx = randn(2)", 1, 6, "static"),
-    ("", 1, 1, "empty"),
-])
-def test_bad_programs(client: TestClient, source: str, line: int, column: int,
-                      code: str) -> None:
+@pytest.mark.parametrize(
+    ("source", "line", "column", "code"),
+    [
+        ("x = (1", 1, 5, "syntax"),
+        ("损失 = x*log(0)", 1, 8, "non_finite"),
+        ("import os", 1, 1, "unsupported"),
+        ("x.__class__", 1, 1, "attribute"),
+        ("a = zeros(2, 3)\nb = a + zeros(4)", 2, 5, "shape"),
+        ("x = 1\nx += 1", 2, 1, "unsupported"),
+        ("seed(-1)\nx = randn(2)", 1, 6, "static"),
+        ("", 1, 1, "empty"),
+    ],
+)
+def test_bad_programs(client: TestClient, source: str, line: int, column: int, code: str) -> None:
     e = error_of(post(client, {"source": source}), 400)
     assert (e["line"], e["column"], e["code"]) == (line, column, code)
 
@@ -258,14 +324,17 @@ def test_values_naming_no_free_name_is_400(client: TestClient) -> None:
     assert "'z'" in e["message"] and (e["line"], e["column"]) == (None, None)
 
 
-@pytest.mark.parametrize(("source", "limit"), [
-    ("x" + "+x" * 6000, "max_source_chars"),
-    ("zeros(10**9)", "max_tensor_elements"),
-    ("for i in range(10**9):\n    y = 1", "max_loop_iterations"),
-    ("9**9**9**9", "max_exponent"),
-    ("(" * 5000, "max_depth"),
-    ("s = 0\nfor i in range(1500):\n    s = s + x*x", "max_nodes"),
-])
+@pytest.mark.parametrize(
+    ("source", "limit"),
+    [
+        ("x" + "+x" * 6000, "max_source_chars"),
+        ("zeros(10**9)", "max_tensor_elements"),
+        ("for i in range(10**9):\n    y = 1", "max_loop_iterations"),
+        ("9**9**9**9", "max_exponent"),
+        ("(" * 5000, "max_depth"),
+        ("s = 0\nfor i in range(1500):\n    s = s + x*x", "max_nodes"),
+    ],
+)
 def test_too_large_is_413_naming_the_limit(client: TestClient, source: str, limit: str) -> None:
     e = error_of(post(client, {"source": source}), 413)
     assert e["limit"] == limit and limit in e["message"]
@@ -274,51 +343,61 @@ def test_too_large_is_413_naming_the_limit(client: TestClient, source: str, limi
 # --- malformed requests: 422, never echoing the input ----------------------------------------
 
 
-@pytest.mark.parametrize("body", [
-    {},
-    {"values": {"x": 2}},
-    {"source": 5},
-    {"source": None},
-    {"source": ["x"]},
-    {"source": "x", "values": "x=2"},
-    {"source": "x", "values": {"x": "two"}},
-    {"source": "x", "values": [1, 2]},
-    {"source": "x", "accumulate": "mul"},
-    {"source": "x", "order": "bfs"},
-    {"source": "x", "order": 1},
-    {"source": "x", "extra": 1},
-    {"source": "x", "Source": "y"},
-    [],
-    ["x*y"],
-    "x*y",
-    3,
-    None,
-], ids=lambda b: json.dumps(b)[:40])
+@pytest.mark.parametrize(
+    "body",
+    [
+        {},
+        {"values": {"x": 2}},
+        {"source": 5},
+        {"source": None},
+        {"source": ["x"]},
+        {"source": "x", "values": "x=2"},
+        {"source": "x", "values": {"x": "two"}},
+        {"source": "x", "values": [1, 2]},
+        {"source": "x", "accumulate": "mul"},
+        {"source": "x", "order": "bfs"},
+        {"source": "x", "order": 1},
+        {"source": "x", "extra": 1},
+        {"source": "x", "Source": "y"},
+        [],
+        ["x*y"],
+        "x*y",
+        3,
+        None,
+    ],
+    ids=lambda b: json.dumps(b)[:40],
+)
 def test_malformed_requests_are_422(client: TestClient, body: Any) -> None:
     e = error_of(post(client, body), 422)
     assert (e["line"], e["column"]) == (None, None)
 
 
-@pytest.mark.parametrize(("content", "content_type"), [
-    (b"not json", "application/json"),
-    (b'{"source": "x"', "application/json"),
-    (b"", "application/json"),
-    (b'{"source": "x"}', "text/plain"),
-    (b"source=x", "application/x-www-form-urlencoded"),
-    (b'{"source": "x"}', "application/xml"),
-    (b"\xff\xfe\x00\x01", "application/json"),
-])
-def test_not_json_or_wrong_content_type_is_422(client: TestClient, content: bytes,
-                                                content_type: str) -> None:
+@pytest.mark.parametrize(
+    ("content", "content_type"),
+    [
+        (b"not json", "application/json"),
+        (b'{"source": "x"', "application/json"),
+        (b"", "application/json"),
+        (b'{"source": "x"}', "text/plain"),
+        (b"source=x", "application/x-www-form-urlencoded"),
+        (b'{"source": "x"}', "application/xml"),
+        (b"\xff\xfe\x00\x01", "application/json"),
+    ],
+)
+def test_not_json_or_wrong_content_type_is_422(
+    client: TestClient, content: bytes, content_type: str
+) -> None:
     error_of(post_raw(client, content, content_type), 422)
 
 
 def test_a_large_junk_field_is_not_echoed(client: TestClient) -> None:
     junk = "A" * 1_000_000
-    for body in ({"source": "x", "junk": junk},
-                 {"source": "x", "values": {"x": junk}},
-                 {"source": "x", "accumulate": junk},
-                 {"source": 1, "junk2": [junk]}):
+    for body in (
+        {"source": "x", "junk": junk},
+        {"source": "x", "values": {"x": junk}},
+        {"source": "x", "accumulate": junk},
+        {"source": 1, "junk2": [junk]},
+    ):
         r = post(client, body)
         e = error_of(r, 422)
         assert "AAAAAAAAAA" not in r.text and "AAAAAAAAAA" not in e["message"]
@@ -366,9 +445,11 @@ def test_other_methods_and_paths_get_the_error_object(client: TestClient) -> Non
 
 
 def test_answers_are_always_strict_json(client: TestClient) -> None:
-    for body in ({"source": "x = 1e308\ny = x * 10"},
-                 {"source": "x = 0\ny = sqrt(x)"},
-                 {"source": "x = 700\ny = exp(x)"},
-                 {"source": "z = [1000.0, -1000.0]\ncross_entropy(z, 1)"}):
+    for body in (
+        {"source": "x = 1e308\ny = x * 10"},
+        {"source": "x = 0\ny = sqrt(x)"},
+        {"source": "x = 700\ny = exp(x)"},
+        {"source": "z = [1000.0, -1000.0]\ncross_entropy(z, 1)"},
+    ):
         r = post(client, body)
         strict_json(r)

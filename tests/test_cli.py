@@ -37,7 +37,10 @@ def test_a_bad_program_exits_2_with_its_position(capsys: pytest.CaptureFixture[s
 def test_console_script_runs_as_a_module() -> None:
     done = subprocess.run(
         [sys.executable, "-m", "engine.cli", "trace", "x*x", "--values", "x=3"],
-        capture_output=True, text=True, timeout=60, check=True,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
     )
     assert "x.grad = 6" in done.stdout
 

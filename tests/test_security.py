@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import httpx
 import pytest
@@ -70,5 +71,7 @@ def test_overload_is_shed_with_503_and_retry_after() -> None:
             done = await first
             return done.status_code, second.status_code, second.headers.get("retry-after")
 
-    first, second, retry_after = asyncio.run(scenario())
+    # A thread of its own: the session's Playwright browser may hold this thread's event loop.
+    with ThreadPoolExecutor(1) as pool:
+        first, second, retry_after = pool.submit(asyncio.run, scenario()).result(timeout=30)
     assert (first, second, retry_after) == (200, 503, "1")

@@ -1,0 +1,409 @@
+"""Higher-order gradients: the gradient built as a graph (PyTorch's `create_graph=True`).
+
+`grad(L, x)` walks backward from L as backward() does, but runs each op's gradient rule with
+GRAPH_MATH instead of NumPy: every `+`, `*`, `exp`, … in a rule makes a graph node. The result
+is an ordinary node whose value is ∂L/∂x and whose graph can be differentiated again:
+
+    x = leaf(3.0, "x")
+    g = grad(x**3, x)          # 3·x² = 27, built as mul(3, pow(x, 2))
+    g.backward(); x.grad       # 6·x = 18: the second backward pass
+
+The rules in engine/ops.py are written with operators and `m.` functions only, so they run
+unchanged here. Their inputs arrive wrapped as `G` (which also answers `.shape`, `.ndim`,
+comparisons and so on from the forward value); comparisons and masks stay constants, since
+they are piecewise constant and have no gradient. Work among constants is folded into one
+constant node, so `1·3` in a rule becomes `3`, not two nodes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import numpy as np
+
+from engine import ops
+from engine.graph import dfs_order
+from engine.ops import ARRAY_MATH, Op, OpError
+from engine.value import Value, constant
+
+# --- the few graph ops the rules need beyond engine/ops.py ---------------------------------
+
+
+class BroadcastTo(Op):
+    """f(x) = x broadcast to `shape`;  x̄ += ū summed back to x's shape."""
+
+    name, symbol, rules = "broadcast_to", "broadcast", ("ū summed back to {0}'s shape",)
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = tuple(int(d) for d in shape)
+
+    def params(self) -> dict[str, Any]:
+        return {"shape": list(self.shape)}
+
+    def compute(self, x: np.ndarray) -> np.ndarray:  # type: ignore[override]
+        return np.broadcast_to(x, self.shape).copy()
+
+    def gradient(self, g, ins, out, needs, m):
+        return (m.sum_to(g, ins[0].shape),)
+
+
+class Scatter(Op):
+    """f(x) = zeros(shape) with x written at `key` (the gradient of indexing);  x̄ += ū[key]."""
+
+    name, symbol, rules = "scatter", "scatter", ("ū[key]",)
+
+    def __init__(self, shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
+        self.shape = tuple(int(d) for d in shape)
+        self.key = key
+
+    def params(self) -> dict[str, Any]:
+        return {"shape": list(self.shape), "key": ops.index_text(self.key)}
+
+    def compute(self, x: np.ndarray) -> np.ndarray:  # type: ignore[override]
+        out = np.zeros(self.shape)
+        out[self.key] = x
+        return out
+
+    def gradient(self, g, ins, out, needs, m):
+        return (g[self.key],)
+
+
+class Where(Op):
+    """f(a, b) = a where `cond` else b (cond a constant mask);  ā += ū·[cond],  b̄ += ū·[¬cond]."""
+
+    name, symbol, rules = "where", "where", ("ū where cond", "ū where not cond")
+
+    def __init__(self, cond: np.ndarray) -> None:
+        self.cond = np.asarray(cond, dtype=bool)
+
+    def params(self) -> dict[str, Any]:
+        return {"true": int(self.cond.sum()), "of": int(self.cond.size)}
+
+    def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+        return ops.broadcast_shape(self.cond.shape, *shapes)
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:  # type: ignore[override]
+        return np.where(self.cond, a, b)
+
+    def gradient(self, g, ins, out, needs, m):
+        a, b = ins
+        return (
+            m.sum_to(m.where(self.cond, g, 0.0), a.shape) if needs[0] else None,
+            m.sum_to(m.where(self.cond, 0.0, g), b.shape) if needs[1] else None,
+        )
+
+
+# --- graph values as the rules see them ------------------------------------------------------
+
+
+class G:
+    """A graph node as a gradient rule sees it: arithmetic makes nodes; shape questions and
+    comparisons are answered from the forward value (comparisons give constant masks)."""
+
+    __slots__ = ("v",)
+    __array_ufunc__ = None  # `array * G` defers to G.__rmul__
+
+    def __init__(self, v: Value) -> None:
+        self.v = v
+
+    shape = property(lambda self: self.v.data.shape)
+    ndim = property(lambda self: self.v.data.ndim)
+    size = property(lambda self: self.v.data.size)
+
+    def __add__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Add(), self, o)
+
+    def __radd__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Add(), o, self)
+
+    def __sub__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Sub(), self, o)
+
+    def __rsub__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Sub(), o, self)
+
+    def __mul__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Mul(), self, o)
+
+    def __rmul__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Mul(), o, self)
+
+    def __truediv__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Div(), self, o)
+
+    def __rtruediv__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Div(), o, self)
+
+    def __pow__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Pow(), self, o)
+
+    def __rpow__(self, o: Any) -> G:
+        return GRAPH_MATH.apply(ops.Pow(), o, self)
+
+    def __neg__(self) -> G:
+        return GRAPH_MATH.apply(ops.Neg(), self)
+
+    def __getitem__(self, key: Any) -> G:
+        return GRAPH_MATH.apply(ops.Index(key if isinstance(key, tuple) else (key,)), self)
+
+    # Comparisons are constants: a mask has no gradient.
+    def __gt__(self, o: Any) -> np.ndarray:
+        return self.v.data > data_of(o)
+
+    def __lt__(self, o: Any) -> np.ndarray:
+        return self.v.data < data_of(o)
+
+    def __ge__(self, o: Any) -> np.ndarray:
+        return self.v.data >= data_of(o)
+
+    def __le__(self, o: Any) -> np.ndarray:
+        return self.v.data <= data_of(o)
+
+    def __eq__(self, o: Any) -> np.ndarray:  # type: ignore[override]
+        return self.v.data == data_of(o)
+
+    def __ne__(self, o: Any) -> np.ndarray:  # type: ignore[override]
+        return self.v.data != data_of(o)
+
+    __hash__ = None  # type: ignore[assignment]
+
+
+def data_of(x: Any) -> np.ndarray:
+    if isinstance(x, G):
+        return x.v.data
+    if isinstance(x, Value):
+        return x.data
+    return np.asarray(x, dtype=np.float64)
+
+
+def node_of(x: Any) -> Value:
+    if isinstance(x, G):
+        return x.v
+    if isinstance(x, Value):
+        return x
+    return constant(np.asarray(x, dtype=np.float64))
+
+
+class GraphMath:
+    """ArrayMath's functions (engine/ops.py), each making graph nodes instead of arrays.
+
+    `made` collects every node created, so the caller can count and place them."""
+
+    def __init__(self) -> None:
+        self.made: list[Value] | None = None
+        self.budget: int | None = None
+
+    def apply(self, op: Op, *xs: Any) -> G:
+        nodes = [self.lift(x) for x in xs]
+        if not any(n.requires_grad for n in nodes):
+            # Constants only: one folded constant node (it has no gradient to carry).
+            with np.errstate(all="ignore"):
+                out = np.asarray(op.compute(*(n.data for n in nodes)), dtype=np.float64)
+            return G(self.record(constant(out)))
+        simpler = self.simplify(op, nodes)
+        if simpler is not None:
+            return G(simpler)
+        return G(self.record(ops.apply(op, *nodes)))
+
+    def lift(self, x: Any) -> Value:
+        """A node for x: its own for a graph value, else a new (recorded) constant."""
+        if isinstance(x, G):
+            return x.v
+        if isinstance(x, Value):
+            return x
+        return self.record(constant(np.asarray(x, dtype=np.float64)))
+
+    def record(self, node: Value) -> Value:
+        if self.made is not None:
+            if self.budget is not None and len(self.made) >= self.budget:
+                raise OpError(
+                    "building this gradient would make more graph nodes than the "
+                    "program may have (max_nodes)",
+                    "too_large",
+                )
+            self.made.append(node)
+        return node
+
+    @staticmethod
+    def simplify(op: Op, nodes: list[Value]) -> Value | None:
+        """x·1, 1·x, x + 0, 0 + x, x − 0 and x / 1 are x (when x already has the result's
+        shape): rules multiply by the incoming grad, which is often exactly 1."""
+        if len(nodes) != 2 or op.name not in ("add", "sub", "mul", "div"):
+            return None
+        a, b = nodes
+        shape = np.broadcast_shapes(a.data.shape, b.data.shape)
+
+        def is_const(n: Value, v: float) -> bool:
+            return not n.requires_grad and bool(np.all(n.data == v))
+
+        unit = 1.0 if op.name in ("mul", "div") else 0.0
+        if is_const(b, unit) and a.data.shape == shape:
+            return a
+        if op.name in ("add", "mul") and is_const(a, unit) and b.data.shape == shape:
+            return b
+        return None
+
+    # ArrayMath's functions -------------------------------------------------------------------
+    def exp(self, x: Any) -> G:
+        return self.apply(ops.Exp(), x)
+
+    def log(self, x: Any) -> G:
+        return self.apply(ops.Log(), x)
+
+    def sin(self, x: Any) -> G:
+        return self.apply(ops.Sin(), x)
+
+    def cos(self, x: Any) -> G:
+        return self.apply(ops.Cos(), x)
+
+    @staticmethod
+    def sign(x: Any) -> np.ndarray:
+        return np.sign(data_of(x))  # piecewise constant: no gradient
+
+    @staticmethod
+    def mask(condition: Any) -> np.ndarray:
+        return np.asarray(condition, dtype=np.float64)
+
+    def where(self, condition: Any, a: Any, b: Any) -> Any:
+        cond = np.asarray(condition, dtype=bool)
+        shape = np.broadcast_shapes(cond.shape, np.shape(data_of(a)), np.shape(data_of(b)))
+        if cond.all() or not cond.any():
+            pick = a if cond.all() else b  # one branch everywhere: no where node
+            if np.shape(data_of(pick)) == shape:
+                return pick if isinstance(pick, G) else G(self.lift(pick))
+            return self.broadcast_to(pick, shape)
+        return self.apply(Where(cond), a, b)
+
+    def reshape(self, x: Any, shape: Sequence[int]) -> G:
+        if tuple(np.shape(data_of(x))) == tuple(shape):
+            return x if isinstance(x, G) else G(self.lift(x))
+        return self.apply(ops.Reshape(tuple(shape)), x)
+
+    def transpose(self, x: Any, axes: Sequence[int] | None = None) -> G:
+        return self.apply(ops.Transpose(None if axes is None else tuple(axes)), x)
+
+    def matmul(self, a: Any, b: Any) -> G:
+        return self.apply(ops.MatMul(), a, b)
+
+    def broadcast_to(self, x: Any, shape: Sequence[int]) -> G:
+        if tuple(np.shape(data_of(x))) == tuple(shape):
+            return x if isinstance(x, G) else G(self.lift(x))
+        return self.apply(BroadcastTo(tuple(shape)), x)
+
+    def expand_dims(self, x: Any, axis: Any) -> G:
+        shape = np.expand_dims(np.empty(np.shape(data_of(x)), dtype=bool), axis).shape
+        return self.reshape(x, shape)
+
+    def sum(self, x: Any, axis: Any = None, keepdims: bool = False) -> G:
+        return self.apply(ops.Sum(axis, keepdims), x)
+
+    def swap_last(self, x: Any) -> G:
+        n = len(np.shape(data_of(x)))
+        axes = list(range(n))
+        axes[-1], axes[-2] = axes[-2], axes[-1]
+        return self.transpose(x, axes)
+
+    def sum_to(self, g: Any, shape: tuple[int, ...]) -> Any:
+        gshape = np.shape(data_of(g))
+        if tuple(gshape) == tuple(shape):
+            return g
+        lead = len(gshape) - len(shape)
+        axes = tuple(range(lead)) + tuple(
+            lead + i for i, n in enumerate(shape) if n == 1 and gshape[lead + i] != 1
+        )
+        return self.reshape(self.sum(g, axes, True), shape)
+
+    def scatter(self, g: Any, shape: tuple[int, ...], key: Any) -> G:
+        return self.apply(Scatter(shape, key), g)
+
+    def softmax(self, z: Any, axis: int) -> G:
+        return self.apply(ops.Softmax(axis), z)
+
+
+GRAPH_MATH = GraphMath()
+
+
+def grad(
+    output: Value,
+    wrt: Sequence[Value],
+    *,
+    on_node: Callable[[Value], None] | None = None,
+    max_new: int | None = None,
+) -> list[Value]:
+    """∂output/∂w for each w in `wrt`, as graph nodes (a non-scalar output counts as its sum).
+
+    The walk is backward()'s (DFS order, `+=` as a graph add), with every rule run on graph
+    nodes. `on_node` sees each node created (in creation order) once the walk is over — only
+    the ones the results depend on; `max_new` bounds how many may be created."""
+    topo = dfs_order(output)
+    made: list[Value] = []
+    saved = GRAPH_MATH.made, GRAPH_MATH.budget
+    GRAPH_MATH.made, GRAPH_MATH.budget = made, max_new
+    try:
+        seed = G(GRAPH_MATH.record(constant(np.ones(output.data.shape))))
+        grads: dict[int, Any] = {output.seq: seed}
+        for node in reversed(topo):
+            g = grads.get(node.seq)
+            if g is None or node.op is None or not node.requires_grad:
+                continue
+            needs = [x.requires_grad for x in node.inputs]
+            ins = [G(x) for x in node.inputs]
+            with np.errstate(all="ignore"):
+                contributions = node.op.gradient(g, ins, G(node), needs, GRAPH_MATH)
+            for x, raw, need in zip(node.inputs, contributions, needs, strict=True):
+                if raw is None or not need:
+                    continue
+                c = raw if isinstance(raw, G) else G(GRAPH_MATH.record(constant(data_of(raw))))
+                old = grads.get(x.seq)
+                grads[x.seq] = c if old is None else old + c
+        results = []
+        for w in wrt:
+            g = grads.get(w.seq)
+            if g is None:  # the output does not depend on w: its gradient is zero
+                g = G(GRAPH_MATH.record(constant(np.zeros(w.data.shape))))
+            results.append(g.v)
+    finally:
+        GRAPH_MATH.made, GRAPH_MATH.budget = saved
+    if on_node is not None:
+        fresh = {n.seq for n in made}
+        keep: dict[int, Value] = {}
+        for r in results:
+            for n in dfs_order(r):
+                if n.seq in fresh:
+                    keep[n.seq] = n
+        for seq in sorted(keep):
+            on_node(keep[seq])
+    return results
+
+
+__all__ = ["GRAPH_MATH", "BroadcastTo", "G", "GraphMath", "Scatter", "Where", "grad"]
+
+# ArrayMath has every function GraphMath has; keep the two in step.
+assert all(hasattr(GraphMath, name) for name in vars(type(ARRAY_MATH)) if not name.startswith("_"))
+
+
+def describe(node: Value, width: int = 40) -> str:
+    """A short formula for a node grad() made, from its inputs' labels or texts: `3*x**2`."""
+
+    def name(x: Value) -> str:
+        if x.kind == "const" and x.data.ndim == 0:
+            v = float(x.data)
+            return str(int(v)) if v.is_integer() and abs(v) < 1e15 else f"{v:.4g}"
+        if x.kind == "const":
+            return "c"
+        text = x.name or x.text or (x.op.name if x.op else "?")
+        return text if text.replace("_", "").isalnum() else f"({text})"
+
+    assert node.op is not None
+    args = [name(x) for x in node.inputs]
+    symbol = node.op.symbol
+    if node.op.name in ("add", "sub", "mul", "div", "pow", "matmul"):
+        text = f"{args[0]}{symbol}{args[1]}"
+    elif node.op.name == "neg":
+        text = f"-{args[0]}"
+    elif node.op.name == "index":
+        text = f"{args[0]}[{node.op.params()['key']}]"
+    else:
+        text = f"{node.op.name}({', '.join(args)})"
+    return text if len(text) <= width else text[: width - 1] + "…"

@@ -1,0 +1,135 @@
+"""What every lesson needs: the program's graph with stable ids and labels, numbers as JSON,
+and a plain reverse walk that a lesson can bend (a chosen seed, a dropped local backward)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.build import build
+from engine.graph import topological_order
+from engine.lang import parse
+from engine.limits import DEFAULT_LIMITS, Limits
+from engine.ops import ARRAY_MATH
+from engine.trace import assign_labels, to_json
+from engine.value import Value
+
+
+@dataclass
+class Program:
+    """A built program: every node in creation order, the output, ids `n0, n1, …` as in the
+    trace, and the leaves (the parameters a gradient is reported for)."""
+
+    nodes: list[Value]
+    output: Value
+    ids: dict[int, str]
+    free: list[dict[str, Any]]
+    grads_built: list[dict[str, Any]]
+
+    def id(self, node: Value) -> str:
+        return self.ids[node.seq]
+
+    @property
+    def leaves(self) -> list[Value]:
+        return [n for n in self.nodes if n.kind == "leaf"]
+
+    def by_id(self, node_id: str) -> Value | None:
+        for n in self.nodes:
+            if self.ids[n.seq] == node_id:
+                return n
+        return None
+
+
+def load(
+    source: str, values: dict[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS
+) -> Program:
+    """Parse and build a program (raises ProgramError), labelled as the trace labels it."""
+    graph = build(parse(source, limits), values, limits)
+    assign_labels(graph.nodes)
+    ids = {node.seq: f"n{i}" for i, node in enumerate(graph.nodes)}
+    return Program(
+        graph.nodes, graph.output, ids, graph.free, list(getattr(graph, "grads_built", []))
+    )
+
+
+def number(a: np.ndarray | float | None) -> Any:
+    """A scalar as a number, a tensor as nested lists (the trace's convention). A lesson can
+    meet values the trace never holds (a nudged forward pass, an SGD step that overflows):
+    an inf or NaN goes as null, never as a token that is not JSON."""
+    if a is None:
+        return None
+    arr = np.asarray(a, dtype=np.float64)
+    if np.isfinite(arr).all():
+        return to_json(arr)
+    if arr.ndim == 0:
+        return None
+    return np.where(np.isfinite(arr), arr, None).tolist()
+
+
+def finite(x: float) -> float | None:
+    """A float for JSON: itself when finite, else None."""
+    x = float(x)
+    return x if np.isfinite(x) else None
+
+
+def close(a: Any, b: Any, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
+    if a is None or b is None:
+        return a is b
+    return bool(
+        np.allclose(
+            np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), rtol=rtol, atol=atol
+        )
+    )
+
+
+def shape_text(shape: Iterable[int]) -> str:
+    shape = tuple(shape)
+    if not shape:
+        return "scalar"
+    return "(" + ",".join(str(d) for d in shape) + (",)" if len(shape) == 1 else ")")
+
+
+def local_backward(node: Value, g: np.ndarray) -> list[np.ndarray | None]:
+    """One op node's local backward on arrays: the contribution for each input (None where no
+    gradient is needed)."""
+    assert node.op is not None
+    needs = [x.requires_grad for x in node.inputs]
+    with np.errstate(all="ignore"):
+        grads = node.op.gradient(g, [x.data for x in node.inputs], node.data, needs, ARRAY_MATH)
+    return [
+        None if c is None or not needs[i] else np.asarray(c, dtype=np.float64)
+        for i, c in enumerate(grads)
+    ]
+
+
+def reverse_walk(
+    root: Value,
+    seed: np.ndarray | None = None,
+    *,
+    order: str = "dfs",
+    accumulate: str = "add",
+    skip: frozenset[int] = frozenset(),
+) -> tuple[dict[int, np.ndarray], list[Value]]:
+    """backward() written out for lessons: grads by node seq, and the topological order.
+
+    `seed` replaces the ones the output starts from (a chosen upstream vector); `skip` holds
+    the seqs of op nodes whose local backward is missing (they pass nothing on)."""
+    topo = topological_order(root, order)
+    grads = {n.seq: np.zeros(n.data.shape) for n in topo if n.requires_grad}
+    grads[root.seq] = np.ones(root.data.shape) if seed is None else np.asarray(seed, float)
+    for node in reversed(topo):
+        if node.op is None or not node.requires_grad or node.seq in skip:
+            continue
+        for x, c in zip(node.inputs, local_backward(node, grads[node.seq]), strict=True):
+            if c is None:
+                continue
+            grads[x.seq] = c.copy() if accumulate == "assign" else grads[x.seq] + c
+    return grads, topo
+
+
+def op_nodes(topo: list[Value]) -> list[Value]:
+    """The op nodes whose local backward runs (they need a gradient)."""
+    return [n for n in topo if n.op is not None and n.requires_grad]

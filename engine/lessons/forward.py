@@ -1,0 +1,246 @@
+"""Lesson 3, forward mode beside reverse mode: dual numbers over the same graph.
+
+Every value carries a tangent ẋ = ∂x/∂s along one input direction s. A pass seeds one input
+element with 1 (a unit tangent; everything else 0) and pushes tangents through the graph in
+topological order with each op's Jacobian–vector product (JVP): d(a·b) = ȧ·b + a·ḃ, and so on.
+One pass gives one column of the Jacobian — for a scalar L, one entry of ∇L — so the gradient
+takes one pass per input element, against one reverse pass (a vector–Jacobian product, VJP,
+seeded with L̄ = 1) for all of them. Both give the same gradient; `same` says whether they do.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from engine.graph import dfs_order
+from engine.lessons.common import load, number, reverse_walk
+from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
+from engine.value import Value
+
+MAX_PASSES = 256  # forward passes computed (one per input element)
+MAX_TANGENT_EVALS = 200_000  # op tangents a request may compute: a large graph gets fewer passes
+SHOWN_ELEMENTS = 64  # a tangent larger than this is sent as null (its shape is in the trace)
+SHOWN_PASSES = 12  # passes whose tangents are sent for stepping
+Array = np.ndarray
+Jvp = Callable[[Any, list[Array], list[Array], Array], Array]
+
+
+def _sum_axes(op: Any, t: Array, mean: bool, x: Array) -> Array:
+    out = np.sum(t, axis=op.axis, keepdims=op.keepdims)
+    if mean:
+        out = out / (x.size // max(np.asarray(np.sum(x, axis=op.axis)).size, 1))
+    return np.asarray(out)
+
+
+def _pow(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
+    a, b = x
+    da = np.where(b == 0, 0.0, b * a ** (b - 1)) * t[0]
+    if not np.any(t[1]):
+        return da  # a constant exponent: its term is 0 (and ln of a negative base is NaN)
+    ln_a = np.log(np.where(a == 0, 1.0, a))
+    db = np.where((a == 0) & (b >= 0), 0.0, out * ln_a) * t[1]
+    return da + db
+
+
+def _share(a: Array, b: Array, bigger: bool) -> Array:
+    win = (a > b) if bigger else (a < b)
+    return win + 0.5 * (a == b)
+
+
+def _cross_entropy(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
+    z = x[0]
+    e = np.exp(z - z.max(axis=-1, keepdims=True))
+    p = e / e.sum(axis=-1, keepdims=True)
+    rows = 1 if z.ndim == 1 else z.shape[0]
+    return np.asarray(np.sum((p - op.onehot(z)) * t[0]) / rows)
+
+
+def _softmax(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
+    return out * (t[0] - np.sum(out * t[0], axis=op.axis, keepdims=True))
+
+
+def _log_softmax(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
+    return t[0] - np.sum(np.exp(out) * t[0], axis=op.axis, keepdims=True)
+
+
+def _scatter(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
+    res = np.zeros(op.shape)
+    res[op.key] = t[0]
+    return res
+
+
+# The JVP of each op: (op, input values, input tangents, output value) -> output tangent.
+JVPS: dict[str, Jvp] = {
+    "add": lambda op, x, t, out: t[0] + t[1],
+    "sub": lambda op, x, t, out: t[0] - t[1],
+    "mul": lambda op, x, t, out: t[0] * x[1] + x[0] * t[1],
+    "div": lambda op, x, t, out: t[0] / x[1] - x[0] * t[1] / (x[1] * x[1]),
+    "pow": _pow,
+    "max": lambda op, x, t, out: (
+        _share(x[0], x[1], True) * t[0] + (1 - _share(x[0], x[1], True)) * t[1]
+    ),
+    "min": lambda op, x, t, out: (
+        _share(x[0], x[1], False) * t[0] + (1 - _share(x[0], x[1], False)) * t[1]
+    ),
+    "neg": lambda op, x, t, out: -t[0],
+    "exp": lambda op, x, t, out: out * t[0],
+    "log": lambda op, x, t, out: t[0] / x[0],
+    "sqrt": lambda op, x, t, out: t[0] / (2 * out),
+    "sin": lambda op, x, t, out: np.cos(x[0]) * t[0],
+    "cos": lambda op, x, t, out: -np.sin(x[0]) * t[0],
+    "tanh": lambda op, x, t, out: (1 - out * out) * t[0],
+    "sigmoid": lambda op, x, t, out: out * (1 - out) * t[0],
+    "relu": lambda op, x, t, out: (x[0] > 0) * t[0],
+    "abs": lambda op, x, t, out: np.sign(x[0]) * t[0],
+    "matmul": lambda op, x, t, out: np.matmul(t[0], x[1]) + np.matmul(x[0], t[1]),
+    "sum": lambda op, x, t, out: _sum_axes(op, t[0], False, x[0]),
+    "mean": lambda op, x, t, out: np.asarray(np.mean(t[0], axis=op.axis, keepdims=op.keepdims)),
+    "reshape": lambda op, x, t, out: np.reshape(t[0], op.shape),
+    "transpose": lambda op, x, t, out: np.transpose(t[0], op.permutation(x[0].ndim)),
+    "index": lambda op, x, t, out: np.array(t[0][op.key]),
+    "softmax": _softmax,
+    "log_softmax": _log_softmax,
+    "cross_entropy": _cross_entropy,
+    "mse": lambda op, x, t, out: np.asarray(
+        np.sum(2 * (x[0] - x[1]) * (t[0] - t[1])) / max(np.broadcast(x[0], x[1]).size, 1)
+    ),
+    "broadcast_to": lambda op, x, t, out: np.broadcast_to(t[0], op.shape).copy(),
+    "scatter": _scatter,
+    "where": lambda op, x, t, out: np.where(op.cond, t[0], t[1]),
+}
+
+
+# The JVP rules as the page writes them: {0}, {1} the inputs, ˙ their tangents, {out} the result.
+JVP_RULES = {
+    "add": "{0}˙ + {1}˙",
+    "sub": "{0}˙ − {1}˙",
+    "mul": "{0}˙·{1} + {0}·{1}˙",
+    "div": "{0}˙/{1} − {0}·{1}˙/{1}²",
+    "pow": "{1}·{0}^({1}−1)·{0}˙ + {out}·ln {0}·{1}˙",
+    "max": "[{0} ≥ {1}]·{0}˙ + [{1} ≥ {0}]·{1}˙",
+    "min": "[{0} ≤ {1}]·{0}˙ + [{1} ≤ {0}]·{1}˙",
+    "neg": "−{0}˙",
+    "exp": "{out}·{0}˙",
+    "log": "{0}˙/{0}",
+    "sqrt": "{0}˙/(2·{out})",
+    "sin": "cos {0}·{0}˙",
+    "cos": "−sin {0}·{0}˙",
+    "tanh": "(1−{out}²)·{0}˙",
+    "sigmoid": "{out}·(1−{out})·{0}˙",
+    "relu": "[{0} > 0]·{0}˙",
+    "abs": "sign {0}·{0}˙",
+    "matmul": "{0}˙@{1} + {0}@{1}˙",
+    "sum": "Σ {0}˙",
+    "mean": "mean {0}˙",
+    "reshape": "reshape {0}˙",
+    "transpose": "{0}˙ transposed",
+    "index": "{0}˙[key]",
+    "softmax": "{out}·({0}˙ − Σ {out}·{0}˙)",
+    "log_softmax": "{0}˙ − Σ softmax({0})·{0}˙",
+    "cross_entropy": "Σ (softmax({0}) − onehot(t))·{0}˙ / N",
+    "mse": "Σ 2({0}−{1})({0}˙−{1}˙)/n",
+    "broadcast_to": "broadcast {0}˙",
+    "scatter": "scatter {0}˙",
+    "where": "where(cond, {0}˙, {1}˙)",
+}
+
+
+def jvp_text(node: Value) -> str:
+    assert node.op is not None
+
+    def label(v: Value) -> str:
+        text = v.label or "?"
+        return text if text.replace("_", "").isalnum() else f"({text})"
+
+    names = {str(i): label(x) for i, x in enumerate(node.inputs)}
+    names["out"] = label(node)
+    text = JVP_RULES.get(node.op.name, "?")
+    for key, value in names.items():
+        text = text.replace("{" + key + "}", value)
+    return text
+
+
+def tangent_pass(topo: list[Value], seed: dict[int, Array]) -> dict[int, Array]:
+    """One forward-mode pass: every node's tangent, given the leaves' tangents in `seed`."""
+    tangents: dict[int, Array] = {}
+    with np.errstate(all="ignore"):
+        for node in topo:
+            if node.op is None:
+                tangents[node.seq] = seed.get(node.seq, np.zeros(node.data.shape))
+                continue
+            t = [tangents[x.seq] for x in node.inputs]
+            x = [i.data for i in node.inputs]
+            tangents[node.seq] = np.broadcast_to(
+                np.asarray(JVPS[node.op.name](node.op, x, t, node.data), dtype=np.float64),
+                node.data.shape,
+            ).copy()
+    return tangents
+
+
+def forward_mode(
+    source: str, values: dict[str, Any] | None = None, *, limits: Limits = DEFAULT_LIMITS, **_: Any
+) -> dict[str, Any]:
+    prog = load(source, values, limits)
+    root = prog.output
+    topo = dfs_order(root)
+    ops = sum(1 for n in topo if n.op is not None)
+    leaves = [n for n in prog.leaves if any(n.seq == t.seq for t in topo)]
+    inputs = [(leaf, idx) for leaf in leaves for idx in np.ndindex(leaf.data.shape)]
+    n_inputs = len(inputs)
+    passes = []
+    forward_grad: dict[int, Array] = {leaf.seq: np.zeros(leaf.data.shape) for leaf in leaves}
+    cap = max(1, min(MAX_PASSES, MAX_TANGENT_EVALS // max(1, ops)))
+    for p, (leaf, idx) in enumerate(inputs[:cap]):
+        check_deadline()
+        seed = np.zeros(leaf.data.shape)
+        seed[idx] = 1.0
+        tangents = tangent_pass(topo, {leaf.seq: seed})
+        forward_grad[leaf.seq][idx] = float(np.sum(tangents[root.seq]))  # J·e_i, summed
+        if p < SHOWN_PASSES:
+            passes.append(
+                {
+                    "leaf": prog.id(leaf),
+                    "label": leaf.label,
+                    "index": [int(i) for i in idx],
+                    "tangents": {
+                        prog.id(n): number(tangents[n.seq])
+                        if tangents[n.seq].size <= SHOWN_ELEMENTS
+                        else None
+                        for n in topo
+                    },
+                }
+            )
+    reverse, _topo = reverse_walk(root)  # the gradient by one reverse pass
+    done = min(n_inputs, cap)
+    # Compare the elements that got a forward pass (the first `done`, in leaf order).
+    same, start = True, 0
+    for leaf in leaves:
+        k = max(0, min(leaf.data.size, done - start))
+        a = forward_grad[leaf.seq].reshape(-1)[:k]
+        b = reverse[leaf.seq].reshape(-1)[:k]
+        same = same and bool(np.allclose(a, b, rtol=1e-9, atol=1e-12))
+        start += leaf.data.size
+    return {
+        "topo": [prog.id(n) for n in topo],
+        "rules": {prog.id(n): jvp_text(n) for n in topo if n.op is not None},
+        "passes": passes,
+        "inputs": n_inputs,
+        "computed": done,
+        "shown": len(passes),
+        "limit": cap,
+        "forward": {prog.id(leaf): number(forward_grad[leaf.seq]) for leaf in leaves},
+        "reverse": {prog.id(leaf): number(reverse[leaf.seq]) for leaf in leaves},
+        "same": bool(same),
+        "cost": {
+            "inputs": n_inputs,
+            "outputs": int(root.data.size),
+            "ops": ops,
+            "forward_passes": n_inputs,
+            "reverse_passes": 1,
+            "forward_evals": n_inputs * ops,  # one tangent (JVP) per op per pass
+            "reverse_evals": ops,  # one local backward (VJP) per op, once
+        },
+    }

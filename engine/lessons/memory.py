@@ -1,0 +1,172 @@
+"""Lesson 8, what backward keeps alive: the memory cost of reverse mode.
+
+A local backward needs some forward values (`ū·b` needs b), so the forward pass must keep them
+until that node's backward has run: PyTorch's saved tensors. Per backward step, this lists the
+values still needed, the ones freed after their last use, and the peak (which is right after
+the forward pass: reverse mode holds the most when it starts). What each op keeps follows
+PyTorch's choices (mul keeps the other factor, exp and tanh keep their output, add keeps
+nothing). Nodes cut off by const()/detach(), or computed from constants only, run no backward
+and keep nothing.
+
+Bounded: the work is linear in what is sent; a program whose per-step `alive` lists would
+pass MAX_ALIVE_CELLS ids in all is refused (413, limit "max_alive_cells") before they are
+made, and the request's deadline (max_request_seconds) is checked as the steps go.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine.errors import ProgramError
+from engine.graph import reachable
+from engine.lessons.common import op_nodes
+from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
+from engine.program import run
+from engine.value import Value
+
+Saves = Callable[[Sequence[bool]], list[str]]
+
+# Ids listed in the steps' `alive` lists, summed over the steps (about 8 bytes of JSON each).
+# A chain of n saving ops lists about n²/2: up to about 1,000 of them fit.
+MAX_ALIVE_CELLS = 500_000
+
+
+def _pair(a: str, b: str) -> Saves:
+    """mul/matmul: the grad of each input needs the other input."""
+    return lambda needs: ([b] if needs[0] else []) + ([a] if needs[1] else [])
+
+
+# What each op's backward reads: "in0", "in1" (its inputs) or "out" (its own result).
+SAVES: dict[str, Saves] = {
+    "add": lambda needs: [],
+    "sub": lambda needs: [],
+    "neg": lambda needs: [],
+    "mul": _pair("in0", "in1"),
+    "matmul": _pair("in0", "in1"),
+    "div": lambda needs: ["in1"] + (["in0"] if needs[1] else []),
+    "pow": lambda needs: (
+        (["in0", "in1"] if needs[0] else []) + (["in0", "out"] if needs[1] else [])
+    ),
+    "max": lambda needs: ["in0", "in1"],
+    "min": lambda needs: ["in0", "in1"],
+    "exp": lambda needs: ["out"],
+    "log": lambda needs: ["in0"],
+    "sqrt": lambda needs: ["out"],
+    "sin": lambda needs: ["in0"],
+    "cos": lambda needs: ["in0"],
+    "tanh": lambda needs: ["out"],
+    "sigmoid": lambda needs: ["out"],
+    "relu": lambda needs: ["out"],
+    "abs": lambda needs: ["in0"],
+    "sum": lambda needs: [],
+    "mean": lambda needs: [],
+    "reshape": lambda needs: [],
+    "transpose": lambda needs: [],
+    "index": lambda needs: [],
+    "softmax": lambda needs: ["out"],
+    "log_softmax": lambda needs: ["out"],
+    "cross_entropy": lambda needs: ["in0"],
+    "mse": lambda needs: ["in0", "in1"],
+    "broadcast_to": lambda needs: [],
+    "scatter": lambda needs: [],
+    "where": lambda needs: [],
+}
+
+
+def saved_by(node: Value) -> list[Value]:
+    """The forward values `node`'s local backward reads, without repeats."""
+    assert node.op is not None
+    needs = [x.requires_grad for x in node.inputs]
+    out: dict[int, Value] = {}
+    for item in SAVES.get(node.op.name, lambda n: ["in0", "in1", "out"][: len(node.inputs)])(needs):
+        v = node if item == "out" else node.inputs[int(item[2:])]
+        out[v.seq] = v
+    return list(out.values())
+
+
+def memory(
+    source: str,
+    values: dict[str, Any] | None = None,
+    *,
+    order: str = "dfs",
+    limits: Limits = DEFAULT_LIMITS,
+    **_: Any,
+) -> dict[str, Any]:
+    trace = run(source, values, order=order, limits=limits)
+    ids = trace.ids()
+    step_of = {s.node.seq: k for k, s in enumerate(trace.steps) if s.kind == "backward"}
+    users: dict[int, list[int]] = {}
+    value: dict[int, Value] = {}
+    for node in op_nodes(trace.topo):
+        for v in saved_by(node):
+            users.setdefault(v.seq, []).append(node.seq)
+            value[v.seq] = v
+    last = {seq: max(step_of[u] for u in us) for seq, us in users.items()}
+    saved = [
+        {
+            "value": ids[seq],
+            "by": [ids[u] for u in users[seq]],
+            "last_step": last[seq],
+            "elements": int(value[seq].data.size),
+            "kind": value[seq].kind,
+        }
+        for seq in sorted(users)
+    ]
+    # Each step lists the values still alive: that is quadratic in a long chain (a 2,000-node
+    # chain of sin would list 2 million ids), so it is counted first and refused over the limit.
+    cells = len(users) + sum(last.values())
+    if cells > MAX_ALIVE_CELLS:
+        raise ProgramError(
+            f"the memory lesson lists the saved values alive at each backward step: this "
+            f"program would list {cells:,} of them ({len(users):,} values over "
+            f"{len(trace.steps):,} steps), more than the lesson's limit of "
+            f"{MAX_ALIVE_CELLS:,} (max_alive_cells); try a shorter program",
+            code="too_large",
+            limit="max_alive_cells",
+        )
+    steps = []
+    alive = sorted(users)
+    for k, st in enumerate(trace.steps):
+        if k % 64 == 0:
+            check_deadline()  # max_request_seconds, as the build checks it
+        if k > 0:
+            alive = [seq for seq in alive if last[seq] >= k]  # shrinks: work = the cells sent
+        freed = [seq for seq in alive if k > 0 and last[seq] == k]
+        steps.append(
+            {
+                "step": k,
+                "node": ids[st.node.seq],
+                "alive": [ids[s] for s in alive],
+                "freed": [ids[s] for s in freed],
+                "uses": [ids[v.seq] for v in saved_by(st.node)] if k > 0 else [],
+                "count": len(alive),
+                "elements": sum(int(value[s].data.size) for s in alive),
+                "activations": sum(1 for s in alive if value[s].kind == "op"),
+            }
+        )
+    peak = max(steps, key=lambda s: (s["elements"], s["count"]))
+    on_path = {n.seq for n in reachable(trace.output)}
+    ran = {n.seq for n in op_nodes(trace.topo)}
+    not_saved = [
+        ids[n.seq] for n in trace.nodes if n.op is not None and n.seq in ran and n.seq not in users
+    ]
+    cut = [
+        ids[n.seq]
+        for n in trace.nodes
+        if n.op is not None and (n.seq not in on_path or not n.requires_grad)
+    ]
+    detached = [
+        ids[n.seq]
+        for n in trace.nodes
+        if n.kind == "const" and n.text and n.text.startswith(("const(", "detach("))
+    ]
+    return {
+        "saved": saved,
+        "steps": steps,
+        "peak": {"step": peak["step"], "count": peak["count"], "elements": peak["elements"]},
+        "not_saved": not_saved,
+        "cut": cut,
+        "detached": detached,
+        "forward_values": sum(1 for n in trace.nodes if n.op is not None),
+    }

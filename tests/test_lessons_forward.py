@@ -1,0 +1,96 @@
+"""Lesson 3, forward mode: dual-number passes, one per input element, against reverse mode and
+torch.func.jvp (PyTorch's own forward mode)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from fastapi.testclient import TestClient
+
+from app.main import app
+from app.routes.pages import EXAMPLES
+from engine import lessons
+
+client = TestClient(app)
+
+EVERY_OP = (
+    "x = [1.0, 0.5, -2.0]\nw = [[1., 2, 3], [4, 5, 6]]\n"
+    "L = mse(w @ relu(x), [1., 2]) + max(x, 0.5).sum() + log_softmax(w, axis=0).sum() "
+    "+ x[1:].sum() + cross_entropy(w, [0, 2]) + (softmax(w)*w).T.reshape(3, 2).sum(axis=1).mean()"
+    " + abs(min(x, w[0])).sum() + sqrt(exp(sin(x)*cos(x))).sum() / tanh(sigmoid(x)).sum()"
+    " + (x**2 / (1 + x*x) - x).sum() + log(2**w).sum()"
+)
+
+
+def test_the_notes_example_one_pass_per_input():
+    r = client.post(
+        "/api/trace", json={"source": "x*y + x", "values": {"x": 2, "y": 3}, "lessons": ["forward"]}
+    ).json()
+    data = r["lessons"]["forward"]
+    assert [p["label"] for p in data["passes"]] == ["x", "y"]
+    # Pass for x: ẋ = 1, ẏ = 0, (xy)˙ = ẋy + xẏ = 3, out˙ = 3 + 1 = 4.
+    assert data["passes"][0]["tangents"] == {"n0": 1.0, "n1": 0.0, "n2": 3.0, "n3": 4.0}
+    assert data["passes"][1]["tangents"]["n3"] == 2.0
+    assert data["forward"] == data["reverse"] == {"n0": 4.0, "n1": 2.0}
+    assert data["same"]
+    assert data["cost"] == {
+        "inputs": 2,
+        "outputs": 1,
+        "ops": 2,
+        "forward_passes": 2,
+        "reverse_passes": 1,
+        "forward_evals": 4,
+        "reverse_evals": 2,
+    }
+    assert data["rules"]["n2"] == "x˙·y + x·y˙"
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e["id"])
+def test_forward_equals_reverse_on_every_gallery_example(example):
+    data = lessons.forward_mode(example["source"], example["values"])
+    assert data["same"], example["id"]
+    for leaf, g in data["reverse"].items():
+        np.testing.assert_allclose(data["forward"][leaf], g, rtol=1e-9, atol=1e-12)
+
+
+def test_every_op_has_a_tangent_rule_that_agrees_with_torch_jvp():
+    data = lessons.forward_mode(EVERY_OP)
+    assert data["same"]
+    x0 = np.array([1.0, 0.5, -2.0])
+    w0 = np.array([[1.0, 2, 3], [4, 5, 6]])
+
+    def f(x: torch.Tensor) -> torch.Tensor:
+        w = torch.tensor(w0)
+        F = torch.nn.functional
+        return (
+            ((w @ torch.relu(x) - torch.tensor([1.0, 2])) ** 2).mean()
+            + torch.maximum(x, torch.tensor(0.5, dtype=torch.float64)).sum()
+            + torch.log_softmax(w, 0).sum()
+            + x[1:].sum()
+            + F.cross_entropy(w, torch.tensor([0, 2]))
+            + (torch.softmax(w, -1) * w).T.reshape(3, 2).sum(1).mean()
+            + torch.abs(torch.minimum(x, w[0])).sum()
+            + torch.sqrt(torch.exp(torch.sin(x) * torch.cos(x))).sum()
+            / torch.tanh(torch.sigmoid(x)).sum()
+            + (x**2 / (1 + x * x) - x).sum()
+            + torch.log(2**w).sum()
+        )
+
+    for i, p in enumerate(data["passes"][:3]):  # the passes seeded on x's elements
+        assert p["label"] == "x" and p["index"] == [i]
+        v = torch.zeros(3, dtype=torch.float64)
+        v[i] = 1.0
+        _, jvp = torch.func.jvp(f, (torch.tensor(x0),), (v,))
+        assert p["tangents"][data["topo"][-1]] == pytest.approx(jvp.item(), rel=1e-10)
+
+
+def test_a_gradient_of_a_grad_graph_runs_forward_too():
+    data = lessons.forward_mode("x = 3\ny = x**3\ng = grad(y, x)\nh = grad(g*g, x)\nh")
+    assert data["same"] and data["forward"]["n0"] == pytest.approx(972.0)  # d/dx of 2·g·g'
+
+
+def test_the_passes_on_show_are_bounded_and_stated():
+    data = lessons.forward_mode("W = randn(4, 8)\nL = (W*W).sum()")
+    assert data["inputs"] == 32 and data["shown"] == len(data["passes"]) < 32
+    assert data["computed"] == 32 and data["same"]

@@ -1,0 +1,100 @@
+"""Lesson 8, what backward keeps alive: saved values per step, freed after their last use,
+the peak; what each op keeps is checked against the tensors PyTorch's grad_fn saves."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from fastapi.testclient import TestClient
+
+from app.main import app
+from app.routes.pages import EXAMPLES
+from engine import lessons
+from engine.lessons.memory import saved_by
+from engine.value import leaf
+
+client = TestClient(app)
+
+# engine op -> (how to make it in torch, the names of the _saved_ tensors torch keeps)
+TORCH = {
+    "add": (lambda a, b: a + b, set()),
+    "mul": (lambda a, b: a * b, {"self", "other"}),
+    "div": (lambda a, b: a / b, {"self", "other"}),
+    "max": (torch.maximum, {"self", "other"}),
+    "exp": (lambda a, b: a.exp(), {"result"}),
+    "log": (lambda a, b: a.log(), {"self"}),
+    "sqrt": (lambda a, b: a.sqrt(), {"result"}),
+    "sin": (lambda a, b: a.sin(), {"self"}),
+    "tanh": (lambda a, b: a.tanh(), {"result"}),
+    "sigmoid": (lambda a, b: a.sigmoid(), {"result"}),
+    "relu": (lambda a, b: a.relu(), {"result"}),
+    "abs": (lambda a, b: a.abs(), {"self"}),
+    "neg": (lambda a, b: -a, set()),
+    "softmax": (lambda a, b: a.softmax(-1), {"result"}),
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH))
+def test_each_op_keeps_what_pytorch_keeps(name):
+    import engine.ops as O
+
+    fn, expected = TORCH[name]
+    a0, b0 = [1.0, 2.0], [3.0, 0.5]
+    a = torch.tensor(a0, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(b0, dtype=torch.float64, requires_grad=True)
+    grad_fn = fn(a, b).grad_fn
+    kept = {
+        n[len("_saved_") :]
+        for n in dir(grad_fn)
+        if n.startswith("_saved_")
+        and not n.startswith("_saved_raw")
+        and isinstance(getattr(grad_fn, n), torch.Tensor)
+    }
+    assert kept == expected
+    x, y = leaf(a0, "a"), leaf(b0, "b")
+    unary = {
+        "exp": O.exp,
+        "log": O.log,
+        "sqrt": O.sqrt,
+        "sin": O.sin,
+        "tanh": O.tanh,
+        "sigmoid": O.sigmoid,
+        "relu": O.relu,
+        "abs": O.absolute,
+        "neg": O.neg,
+        "softmax": O.softmax,
+    }
+    binary = {"add": O.add, "mul": O.mul, "div": O.div, "max": O.maximum}
+    node = unary[name](x) if name in unary else binary[name](x, y)
+    ours = {"self" if v is x else "other" if v is y else "result" for v in saved_by(node)}
+    assert ours == expected
+
+
+def test_the_notes_example_keeps_x_and_y_until_the_mul_runs():
+    r = client.post(
+        "/api/trace", json={"source": "x*y + x", "values": {"x": 2, "y": 3}, "lessons": ["memory"]}
+    ).json()
+    data = r["lessons"]["memory"]
+    assert [(s["value"], s["by"], s["last_step"]) for s in data["saved"]] == [
+        ("n0", ["n2"], 2),
+        ("n1", ["n2"], 2),
+    ]
+    assert [s["count"] for s in data["steps"]] == [2, 2, 2]
+    assert data["steps"][2]["freed"] == ["n0", "n1"]
+    assert data["not_saved"] == ["n2", "n3"]  # the add reads nothing; the mul's result is unused
+    assert data["peak"] == {"step": 0, "count": 2, "elements": 2}
+
+
+def test_activations_are_freed_as_backward_passes_them_and_detach_cuts():
+    ex = next(e for e in EXAMPLES if e["id"] == "saved")
+    data = lessons.memory(ex["source"])
+    steps = data["steps"]
+    counts = [s["count"] for s in steps]
+    assert counts == sorted(counts, reverse=True)  # the peak is at the start; then it falls
+    assert steps[0]["count"] == data["peak"]["count"] == 7
+    assert steps[-1]["count"] == len(steps[-1]["freed"])  # the last step frees what is left
+    kinds = {s["value"]: s["kind"] for s in data["saved"]}
+    assert kinds["n3"] == "op"  # h = tanh(W @ x) keeps its output
+    assert data["detached"] == ["n4"]
+    cut = lessons.memory("x = 2\nh = exp(x)\nc = const(h)\nL = c*3")
+    assert cut["cut"] == ["n1", "n4"] and cut["saved"] == []

@@ -5,11 +5,13 @@ FROM python:3.11-slim-bookworm
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    PIP_DISABLE_PIP_VERSION_CHECK=1
+    PIP_DISABLE_PIP_VERSION_CHECK=1 \
+    GRADTRACE_ASSETS=/srv/gradtrace
 
-# Graphviz's `dot` draws every graph; its dependencies bring a default font.
+# Graphviz's `dot` draws every graph; its dependencies bring a default font. librsvg2-bin
+# (rsvg-convert) draws the PNGs of `gradtrace render`, the command-line exports.
 RUN apt-get update \
-    && apt-get install -y --no-install-recommends graphviz \
+    && apt-get install -y --no-install-recommends graphviz librsvg2-bin \
     && rm -rf /var/lib/apt/lists/*
 
 RUN useradd --create-home --uid 10001 gradtrace
@@ -20,7 +22,8 @@ COPY engine ./engine
 COPY app ./app
 COPY templates ./templates
 COPY static ./static
-# templates/ and static/ are not Python packages: the app finds them here, beside app/.
+# templates/ and static/ are not Python packages: the app finds them here, beside app/, and
+# `gradtrace render --html` through GRADTRACE_ASSETS.
 RUN pip install .
 
 USER gradtrace

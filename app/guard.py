@@ -1,32 +1,92 @@
-"""Size guards in front of the app: a body or query string over its limit is refused with 413
-before it is read in full (so a 30 MB body costs 64 KB of reading, not 30 MB)."""
+"""Guards in front of the app, outermost first:
+
+- `LoadShedder`: at most `max_in_flight` requests at work; past that 503 + Retry-After at once.
+- `RequestDeadline`: each request gets `max_request_seconds`. The engine checks the deadline as
+  it works and Graphviz gets only what is left of it; if the answer has still not started a
+  moment after the deadline, the client gets 503 + Retry-After while the work runs to its end
+  (a worker thread cannot be stopped from outside), still counted as in flight.
+- `SizeGuard`: a body or query string over its limit is refused with 413 before it is read in
+  full (so a 30 MB body costs 1 MB of reading, not 30 MB); headers over theirs with 431.
+
+Their answers are the error object of spec/api.md, or for `/api/svg` a picture of it.
+"""
 
 from __future__ import annotations
 
-import json
+import asyncio
+import logging
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.errors import error_body, error_response
+from engine.limits import deadline
+
+log = logging.getLogger("gradtrace")
+
+CHEAP = ("/static", "/healthz")  # never shed nor timed: they do no work
+
+
+async def answer(
+    scope: Scope, send: Send, status: int, body: dict[str, Any], headers: dict[str, str]
+) -> None:
+    """Send a whole error answer from a middleware (without calling the app)."""
+    response = error_response(scope.get("path", ""), status, body, headers)
+
+    async def no_body() -> Message:
+        return {"type": "http.disconnect"}
+
+    await response(scope, no_body, send)
+
 
 class SizeGuard:
-    def __init__(self, app: ASGIApp, max_body_bytes: int, max_query_bytes: int) -> None:
+    def __init__(
+        self,
+        app: ASGIApp,
+        max_body_bytes: int,
+        max_query_bytes: int,
+        max_header_bytes: int = 64 * 1024,
+    ) -> None:
         self.app = app
         self.max_body = max_body_bytes
         self.max_query = max_query_bytes
+        self.max_headers = max_header_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         if len(scope.get("query_string", b"")) > self.max_query:
-            await refuse(send, f"the address's query is longer than {self.max_query:,} bytes "
-                         "(max_query_bytes)", "max_query_bytes")
+            await refuse(
+                scope,
+                send,
+                f"the address's query is longer than {self.max_query:,} bytes (max_query_bytes)",
+                "max_query_bytes",
+            )
             return
-        declared = dict(scope.get("headers", [])).get(b"content-length")
+        headers = scope.get("headers", [])
+        if sum(len(k) + len(v) + 4 for k, v in headers) > self.max_headers:
+            await answer(
+                scope,
+                send,
+                431,
+                error_body(
+                    f"the request's headers are longer than {self.max_headers:,} bytes "
+                    "(max_header_bytes)",
+                    "too_large",
+                    limit="max_header_bytes",
+                ),
+                {"connection": "close"},
+            )
+            return
+        declared = dict(headers).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
-            await refuse(send, f"the request body is larger than {self.max_body:,} bytes "
-                         "(max_body_bytes)", "max_body_bytes")
+            await refuse(
+                scope,
+                send,
+                f"the request body is larger than {self.max_body:,} bytes (max_body_bytes)",
+                "max_body_bytes",
+            )
             return
         # Without a declared length (chunked), read up to the limit and replay what was read.
         chunks: list[bytes] = []
@@ -39,8 +99,12 @@ class SizeGuard:
             chunk = message.get("body", b"")
             size += len(chunk)
             if size > self.max_body:
-                await refuse(send, f"the request body is larger than {self.max_body:,} bytes "
-                             "(max_body_bytes)", "max_body_bytes")
+                await refuse(
+                    scope,
+                    send,
+                    f"the request body is larger than {self.max_body:,} bytes (max_body_bytes)",
+                    "max_body_bytes",
+                )
                 return
             chunks.append(chunk)
             more = message.get("more_body", False)
@@ -60,18 +124,12 @@ class SizeGuard:
         await self.app(scope, replay, send)
 
 
-async def refuse(send: Send, message: str, limit: str) -> None:
-    error: dict[str, Any] = {"message": message, "line": None, "column": None,
-                             "code": "too_large", "limit": limit}
-    payload = json.dumps({"error": error}).encode()
-    await send({
-        "type": "http.response.start",
-        "status": 413,
-        "headers": [(b"content-type", b"application/json"),
-                    (b"content-length", str(len(payload)).encode()),
-                    (b"connection", b"close")],
-    })
-    await send({"type": "http.response.body", "body": payload})
+async def refuse(scope: Scope, send: Send, message: str, limit: str) -> None:
+    # `connection: close`: the rest of an oversized body is never read, so the connection
+    # cannot carry another request.
+    await answer(
+        scope, send, 413, error_body(message, "too_large", limit=limit), {"connection": "close"}
+    )
 
 
 class LoadShedder:
@@ -84,27 +142,90 @@ class LoadShedder:
         self.max_in_flight = max_in_flight
         self.retry_after = retry_after
         self.in_flight = 0
+        self.shed = 0  # answers refused so far (for tests and logs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or path.startswith(("/static", "/healthz")):
+        if scope["type"] != "http" or path.startswith(CHEAP):
             await self.app(scope, receive, send)
             return
         if self.in_flight >= self.max_in_flight:
-            payload = json.dumps({"error": {
-                "message": "the server is busy; try again in a moment",
-                "line": None, "column": None, "code": "busy"}}).encode()
-            await send({
-                "type": "http.response.start",
-                "status": 503,
-                "headers": [(b"content-type", b"application/json"),
-                            (b"retry-after", str(self.retry_after).encode()),
-                            (b"content-length", str(len(payload)).encode())],
-            })
-            await send({"type": "http.response.body", "body": payload})
+            self.shed += 1
+            await answer(
+                scope,
+                send,
+                503,
+                error_body("the server is busy; try again in a moment", "busy"),
+                {"retry-after": str(self.retry_after)},
+            )
             return
         self.in_flight += 1
         try:
             await self.app(scope, receive, send)
         finally:
             self.in_flight -= 1
+
+
+class RequestDeadline:
+    """Each request gets `seconds` (max_request_seconds): the engine stops at the deadline by
+    itself (413, naming the setting); work that does not stop within `grace` seconds more is
+    answered 503 + Retry-After, and this middleware returns only once that work has ended, so
+    the load shedder outside still counts it."""
+
+    def __init__(
+        self, app: ASGIApp, seconds: float, grace: float = 1.0, retry_after: int = 2
+    ) -> None:
+        self.app = app
+        self.seconds = seconds
+        self.grace = grace
+        self.retry_after = retry_after
+        self.timed_out = 0  # answers given by the backstop so far
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path.startswith(CHEAP) or not self.seconds:
+            await self.app(scope, receive, send)
+            return
+        started = False
+        answered = False
+
+        async def guarded_send(message: Message) -> None:
+            nonlocal started
+            if answered:
+                return  # the backstop has answered; the late answer goes nowhere
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        # The task copies the context here, deadline included; so do the worker threads the
+        # routes run in.
+        with deadline(self.seconds):
+            work = asyncio.ensure_future(self.app(scope, receive, guarded_send))
+        try:
+            done, _ = await asyncio.wait({work}, timeout=self.seconds + self.grace)
+        except asyncio.CancelledError:
+            work.cancel()
+            raise
+        if done:
+            work.result()  # re-raise what the app raised, as if it had been called directly
+            return
+        if not started:
+            answered = True
+            self.timed_out += 1
+            log.warning("%s ran past max_request_seconds (%g s); answered 503", path, self.seconds)
+            await answer(
+                scope,
+                send,
+                503,
+                error_body(
+                    f"the request took longer than {self.seconds:g} s, the time a request may "
+                    "take (max_request_seconds); try again in a moment",
+                    "timeout",
+                    limit="max_request_seconds",
+                ),
+                {"retry-after": str(self.retry_after), "connection": "close"},
+            )
+        try:
+            await work
+        except Exception:
+            log.exception("%s failed after its deadline", path)

@@ -11,7 +11,8 @@ NestedNumbers = float | list[Any]
 
 
 class TraceRequest(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    # strict: "2" is not the number 2, nor 0 the boolean false (a malformed request is a 422)
+    model_config = ConfigDict(extra="forbid", strict=True)
 
     source: str = Field(description="A program in the gradtrace language (spec/language.md).")
     values: dict[str, NestedNumbers] | None = Field(
@@ -22,6 +23,15 @@ class TraceRequest(BaseModel):
     )
     order: Literal["dfs", "kahn"] = Field(
         default="dfs", description="'dfs' post-order topological sort or Kahn's ready queue."
+    )
+    lessons: list[str] | None = Field(
+        default=None,
+        max_length=16,
+        description="Lessons to add to the answer under 'lessons' (engine/lessons): "
+        "compare_assign, orders, gradcheck, higher, forward, shapes, memory, code, mistakes.",
+    )
+    lesson_options: dict[str, dict[str, Any]] | None = Field(
+        default=None, description="Options per lesson, keyed by the lesson's name."
     )
 
 
@@ -69,3 +79,107 @@ class TraceResponse(BaseModel):
     topo: list[str]
     steps: list[StepOut]
     grads: dict[str, Any]
+
+
+# --- what the OpenAPI document says about the page, the embed and the image --------------------
+# GET /, /embed and /api/svg read their query parameters themselves (app/query.py), leniently:
+# a permalink in old course notes should still open. So the parameters are described here
+# rather than declared on the routes, where FastAPI would validate them.
+
+
+def _query(name: str, description: str, example: str | None = None) -> dict[str, Any]:
+    param: dict[str, Any] = {
+        "name": name,
+        "in": "query",
+        "required": False,
+        "description": description,
+        "schema": {"type": "string"},
+    }
+    if example is not None:
+        param["example"] = example
+    return param
+
+
+PAGE_PARAMETERS: list[dict[str, Any]] = [
+    _query(
+        "source",
+        "The program (spec/language.md). The page opens the lesson's example "
+        "without it; the image needs it (or `z`).",
+        "x*y + x",
+    ),
+    _query(
+        "z",
+        "The program compressed: raw deflate, then base64url without padding (what the "
+        "page writes for long programs). Used when `source` is absent; it may not inflate "
+        "past 65,536 bytes.",
+    ),
+    _query(
+        "values",
+        "Values for free names: `x=2,y=3`, `x:2,y:3`, or a JSON object for tensors.",
+        "x=2,y=3",
+    ),
+    _query("accumulate", "`add` (+=, the default) or `assign` (=, the classic bug).", "add"),
+    _query("order", "`dfs` (the default) or `kahn`.", "dfs"),
+    _query(
+        "step",
+        "An index into `steps`: 0 shows only the seed; absent (or not a whole number) "
+        "means the last; out of range clamps.",
+        "1",
+    ),
+    _query("lang", "`en` (the default) or `zh`.", "en"),
+    _query("v", "The address format; this server reads 1.", "1"),
+    _query(
+        "collapse", "`1`: draw a long unrolled loop as its first and last iterations and a box."
+    ),
+]
+VIEW_PARAMETERS: list[dict[str, Any]] = PAGE_PARAMETERS + [
+    _query("fwd", "A position in the forward pass, when stepping it."),
+    _query("present", "`1`: presentation mode."),
+]
+SVG_PARAMETERS: list[dict[str, Any]] = PAGE_PARAMETERS + [
+    _query("legend", "`0` draws no legend."),
+]
+
+_ERROR_JSON = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}}
+_SVG = {"image/svg+xml": {"schema": {"type": "string"}}}
+_RETRY_AFTER = {
+    "Retry-After": {
+        "description": "Seconds to wait before trying again.",
+        "required": True,
+        "schema": {"type": "integer"},
+    }
+}
+_BUSY = "The server is busy (load shed, or the request ran past max_request_seconds)."
+
+
+def _error(
+    description: str, content: dict[str, Any] = _ERROR_JSON, headers: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    out: dict[str, Any] = {"description": description, "content": content}
+    if headers:
+        out["headers"] = headers
+    return out
+
+
+# Every route: 413 from the size guard, 503 from load shedding or the time bound.
+JSON_ERRORS: dict[int | str, dict[str, Any]] = {
+    413: _error("The program or request is over a limit (the limit is named)."),
+    422: _error("The request is malformed."),
+    503: _error(_BUSY, headers=_RETRY_AFTER),
+}
+PAGE_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {
+        "description": "The page; a program that cannot run opens with its error shown.",
+        "content": {"text/html": {"schema": {"type": "string"}}},
+    },
+    413: _error("The address is longer than max_query_bytes."),
+    503: _error(_BUSY, headers=_RETRY_AFTER),
+}
+SVG_RESPONSES: dict[int | str, dict[str, Any]] = {
+    200: {"description": "The graph at the step, as SVG.", "content": _SVG},
+    400: _error("The program cannot run: an SVG that shows why (a broken image says so).", _SVG),
+    413: _error(
+        "The program, its drawing or the address is over a limit: an SVG that says which.", _SVG
+    ),
+    503: _error(_BUSY + " An SVG that says so.", _SVG, _RETRY_AFTER),
+}

@@ -23,11 +23,15 @@ CSP = "; ".join(
 )
 
 
-def headers_for(path: str) -> list[tuple[bytes, bytes]]:
+# An SVG opened on its own (an image address, or a picture of an error) runs and loads nothing.
+SVG_CSP = "default-src 'none'; style-src 'unsafe-inline'"
+
+
+def headers_for(path: str, svg: bool = False) -> list[tuple[bytes, bytes]]:
     embeddable = path.startswith(EMBEDDABLE)
     ancestors = "frame-ancestors *" if embeddable else "frame-ancestors 'self'"
     out = [
-        (b"content-security-policy", f"{CSP}; {ancestors}".encode()),
+        (b"content-security-policy", f"{SVG_CSP if svg else CSP}; {ancestors}".encode()),
         (b"x-content-type-options", b"nosniff"),
         (b"referrer-policy", b"no-referrer"),
         (b"cross-origin-opener-policy", b"same-origin"),
@@ -49,13 +53,18 @@ class SecurityHeaders:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        extra = headers_for(scope.get("path", "/"))
+        path = scope.get("path", "/")
 
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                names = {k.lower() for k, _ in message.get("headers", [])}
-                message["headers"] = list(message.get("headers", [])) + [
-                    (k, v) for k, v in extra if k not in names
+                headers = list(message.get("headers", []))
+                names = {k.lower() for k, _ in headers}
+                svg = any(
+                    k.lower() == b"content-type" and v.startswith(b"image/svg+xml")
+                    for k, v in headers
+                )
+                message["headers"] = headers + [
+                    (k, v) for k, v in headers_for(path, svg) if k not in names
                 ]
             await send(message)
 

@@ -2,12 +2,21 @@
 
 They are settings: the app reads overrides from the environment (`GRADTRACE_MAX_NODES=…`), and
 every error that one of them stops names it and its value.
+
+Time is bounded too, per request: the app opens a `deadline(seconds)` around each request, and
+the engine checks it as it makes nodes and hands what is left of it to Graphviz.
 """
 
 from __future__ import annotations
 
 import os
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, fields, replace
+
+from engine.errors import ProgramError
 
 
 @dataclass(frozen=True, slots=True)
@@ -16,7 +25,10 @@ class Limits:
     max_nodes: int = 2_000  # graph nodes after loops are unrolled
     max_drawn_nodes: int = 500  # nodes the drawing lays out
     max_tensor_elements: int = 16_384  # elements in one value
-    max_total_elements: int = 1_000_000  # elements across all values of a program
+    # elements across all values of a program (three 128×128 matrices). The trace repeats
+    # each about 8 times (value, grad, per-step grads and terms), so this also bounds an answer
+    # to about 6 MB of JSON.
+    max_total_elements: int = 50_000
     max_exponent: float = 1_024.0  # |b| for a constant exponent in a ** b
     max_loop_iterations: int = 10_000  # iterations of all loops, nested ones multiplied
     max_depth: int = 64  # nesting of expressions, brackets and blocks
@@ -33,3 +45,59 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+
+@dataclass(frozen=True, slots=True)
+class Deadline:
+    """The moment (time.monotonic) by which a request must be done, and the setting behind it."""
+
+    at: float
+    seconds: float
+    setting: str = "max_request_seconds"
+
+    def left(self) -> float:
+        return self.at - time.monotonic()
+
+    def error(self) -> ProgramError:
+        return ProgramError(
+            f"the request took longer than {self.seconds:g} s, the time a request may take "
+            f"({self.setting})",
+            code="timeout",
+            limit=self.setting,
+        )
+
+
+_deadline: ContextVar[Deadline | None] = ContextVar("gradtrace_deadline", default=None)
+
+
+@contextmanager
+def deadline(
+    seconds: float | None, setting: str = "max_request_seconds"
+) -> Iterator[Deadline | None]:
+    """Bound the work done inside the block (and in threads started from it, which copy the
+    context) to `seconds`; None or 0 means no bound. An earlier deadline already in force
+    stays in force."""
+    outer = _deadline.get()
+    if not seconds or seconds <= 0:
+        yield outer
+        return
+    d = Deadline(time.monotonic() + seconds, seconds, setting)
+    if outer is not None and outer.at <= d.at:
+        yield outer
+        return
+    token = _deadline.set(d)
+    try:
+        yield d
+    finally:
+        _deadline.reset(token)
+
+
+def current_deadline() -> Deadline | None:
+    return _deadline.get()
+
+
+def check_deadline() -> None:
+    """Raise the limit's ProgramError (413) once the current request is out of time."""
+    d = _deadline.get()
+    if d is not None and d.left() <= 0:
+        raise d.error()

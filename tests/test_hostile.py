@@ -2,17 +2,27 @@
 HTTP API and asserts the exact outcome — status, error code, the limit that was hit — and that
 the answer came back within a time bound, small, and as strict JSON.
 
-Categories: parser escapes, size and time bombs, numeric edges, Unicode, DOT/SVG/HTML-shaped
-text (which cannot become a name: names are identifiers, strings are not in the language).
+Categories: parser escapes, size and time bombs, slow programs at the limits, numeric edges,
+Unicode, DOT/SVG/HTML-shaped text (which cannot become a name: names are identifiers, strings are
+not in the language) — and the same injections end to end, through the image (`/api/svg`) and
+the page (`/`): whatever the program, the values or the comments hold, the SVG is well-formed
+XML without script, event handlers or links, and the page runs no script but its own.
+HTTP edges (content types, permalinks, query parameters) are in test_hostile_http.py.
 """
 
 from __future__ import annotations
 
+import html
 import json
+import re
+import shutil
 import time
 import unicodedata
+import xml.etree.ElementTree as ET
 from collections.abc import Iterator
+from html.parser import HTMLParser
 from typing import Any
+from urllib.parse import quote
 
 import pytest
 from fastapi.testclient import TestClient
@@ -20,6 +30,8 @@ from fastapi.testclient import TestClient
 from app.main import app
 
 BOUND = 2.0  # seconds per request, generous: a hang or a bomb that ran would blow it
+# The slowest legal programs (a 6 MB trace, gzipped): bounded too, more loosely.
+SLOW_BOUND = 5.0
 SMALL = 4096  # bytes: an error answer never echoes a large input
 
 
@@ -129,8 +141,7 @@ BOMBS: list[Case] = [
     ),
     ("bomb", "brackets", "(" * 10_000, 413, "too_deep", "max_depth"),
     ("bomb", "plus-chain-100k", "x" + "+x" * 100_000, 413, "too_long", "max_source_chars"),
-    ("bomb", "plus-chain-under-source-limit", "x" + "+x" * 4_999, 413, "too_large",
-     "max_nodes"),
+    ("bomb", "plus-chain-under-source-limit", "x" + "+x" * 4_999, 413, "too_large", "max_nodes"),
     ("bomb", "index-chain", "x" + "[0]" * 3_000, 413, "too_deep", "max_depth"),
     ("bomb", "minus-chain", "-" * 9_999 + "x", 413, "too_deep", "max_depth"),
     (
@@ -182,6 +193,36 @@ NUMERIC: list[Case] = [
     ("numeric", "stable-cross-entropy", "z = [1000.0, 0.0]\ncross_entropy(z, 1)", 200, None, None),
     ("numeric", "relu-at-0", "x = 0\nrelu(x) + abs(x)", 200, None, None),
     ("numeric", "max-tie", "x = 1\nmax(x, 1)", 200, None, None),
+    ("numeric", "largest-float", "x = 1e308\nx * 1", 200, None, None),
+    ("numeric", "smallest-subnormal", "x = 5e-324\nx * 2", 200, None, None),
+    ("numeric", "negative-zero", "x = -0.0\nx * 1", 200, None, None),
+    ("numeric", "underscored-and-hex", "x = 0x10\nx * 1_000", 200, None, None),
+    ("numeric", "complex-literal", "x = 1j", 400, "unsupported", None),
+    ("numeric", "exp-of-log-0", "x = 0\nexp(log(x))", 400, "non_finite", None),
+    ("numeric", "tanh-saturates", "x = 1e300\ntanh(x)", 200, None, None),
+]
+
+# Legal programs at the limits: they run, and in time.
+SLOW: list[Case] = [
+    ("slow", "chain-of-1999", "x" + "+x" * 1998, 200, None, None),
+    (
+        "slow",
+        "rnn-unroll-128",
+        "w = 0.99\nh = 1.0\nfor i in range(128):\n    h = h*w\nL = h",
+        200,
+        None,
+        None,
+    ),
+    ("slow", "three-largest-tensors", "x = randn(16384)\ny = sin(x) * x\ny.sum()", 200, None, None),
+    ("slow", "matmul-128", "W = randn(128, 128)\n(W @ W).tanh().sum()", 200, None, None),
+    (
+        "slow",
+        "nested-loops-at-limit",
+        "s = 0\nfor i in range(30):\n    for j in range(30):\n        s = s + 1",
+        200,
+        None,
+        None,
+    ),
 ]
 
 UNICODE: list[Case] = [
@@ -201,6 +242,11 @@ UNICODE: list[Case] = [
     ("unicode", "bom", "\ufeffx = 1", 400, "syntax", None),
     ("unicode", "line-separator", "x = 1\u2028y = 2", 400, "syntax", None),
     ("unicode", "astral-name", "\U0001d6fd = 2\n\U0001d6fd * 2", 200, None, None),
+    ("unicode", "ligature-name", "\ufb01 = 2\nfi * 3", 200, None, None),
+    ("unicode", "fullwidth-operator", "x = 1 \uff0b 2", 400, "syntax", None),
+    ("unicode", "fullwidth-digit-name", "x\uff11 = 1\nx1 * 2", 200, None, None),
+    ("unicode", "pop-directional", "x = 1 # \u202c", 400, "bidi_control", None),
+    ("unicode", "first-strong-isolate", "\u2068x = 1", 400, "bidi_control", None),
 ]
 
 MARKUP: list[Case] = [
@@ -224,12 +270,14 @@ MARKUP: list[Case] = [
     ),
 ]
 
-CORPUS = PARSER_ESCAPES + BOMBS + NUMERIC + UNICODE + MARKUP
+CORPUS = PARSER_ESCAPES + BOMBS + SLOW + NUMERIC + UNICODE + MARKUP
+SLOW_SOURCES = {c[2] for c in SLOW}
 
 
 def test_the_corpus_is_large_enough() -> None:
-    assert len(CORPUS) >= 60
+    assert len(CORPUS) + len(END_TO_END) >= 60
     assert len({c[1] for c in CORPUS}) == len(CORPUS)  # ids are unique
+    assert len({c[0] for c in END_TO_END}) == len(END_TO_END)
 
 
 @pytest.mark.parametrize(
@@ -241,7 +289,7 @@ def test_hostile_program(
     client: TestClient, source: str, status: int, code: str | None, limit: str | None
 ) -> None:
     got, body, elapsed, size = send(client, source)
-    assert elapsed < BOUND, f"{elapsed:.2f}s"
+    assert elapsed < (SLOW_BOUND if source in SLOW_SOURCES else BOUND), f"{elapsed:.2f}s"
     assert got == status, body
     if status == 200:
         check_trace_is_inert(body)
@@ -316,3 +364,270 @@ def test_hostile_requests_in_a_row_leave_the_app_answering(client: TestClient) -
     assert time.perf_counter() - start < 10 * BOUND
     got, body, elapsed, _ = send(client, "x*y + x", {"x": 2, "y": 3})
     assert got == 200 and body["grads"] == {"x": 4.0, "y": 2.0} and elapsed < 0.5
+
+
+# --- injection end to end: through the image and the page ---------------------------------------
+
+SVG = "{http://www.w3.org/2000/svg}"
+LINKS = re.compile(r"(href|src|url|javascript:|data:)", re.I)
+
+
+def q(source: str, values: str | None = None) -> str:
+    return "source=" + quote(source) + ("" if values is None else "&values=" + quote(values))
+
+
+# (id, query, status of the image, text the picture shows, text it must not show)
+EndToEnd = tuple[str, str, int, str, "str | None"]
+END_TO_END: list[EndToEnd] = [
+    (
+        "values-key-script",
+        q("x*y", '{"x": 2, "\\"><script>alert(1)</script>": 1}'),
+        400,
+        "is not a name",
+        None,
+    ),
+    (
+        "values-key-img",
+        q("x*y", "<img src=x onerror=alert(1)>=1"),
+        400,
+        "values are written",
+        "onerror",
+    ),
+    ("values-key-dot-quote", q("x*y", 'x"];evil[label="=1'), 400, "values are written", None),
+    ("values-key-html-label", q("x*y", "<<b>x</b>>=1"), 400, "is not a name", None),
+    ("values-key-control", q("x*y", "x\x07=1"), 400, "is not a name", "\x07"),
+    ("values-key-unknown-cjk", q("x*y", "损失=1"), 400, "no free name '损失'", None),
+    ("values-key-folds", q("𝐱*3", "𝐱=2"), 200, "value 2", "𝐱"),
+    ("cjk-name", q("损失 = x*y\n损失 * 2", "x=2,y=3"), 200, "损失", None),
+    ("math-bold-name", q("𝐱 = 2\n𝐱 * 3"), 200, "out = x * 3", "𝐱"),
+    ("ligature-name", q("\ufb01 = 2\n\ufb01 * 3"), 200, "out = fi * 3", "\ufb01"),
+    ("long-name", q("a" * 3000 + " = 2\n" + "a" * 3000 + " * 3"), 200, "aaaa", None),
+    (
+        "rnn-unroll-128",
+        q("w = 0.99\nh = 1.0\nfor i in range(128):\n    h = h*w\nL = h"),
+        200,
+        "w = 0.99",
+        None,
+    ),
+    ("largest-float", q("x = 1e308\nx * 1"), 200, "1e308", None),
+    ("subnormal", q("x = 5e-324\nx * 2"), 200, "4.941e-324", None),
+    ("value-1e308", q("x * 1", "x=1e308"), 200, "1e308", None),
+    ("overflow-to-inf", q("x = 1e308\nx * 10"), 400, "infinite", None),
+    ("value-overflow", q("x * 10", "x=1e308"), 400, "infinite", None),
+    ("control-char", q("x = 1\x1b[31m"), 400, "control character (U+001B)", "\x1b"),
+    ("control-in-comment", q("x = 1 # \x07 bell"), 400, "control character (U+0007)", "\x07"),
+    ("vertical-tab", q("x = 1\x0by = 2"), 400, "control character (U+000B)", "\x0b"),
+    (
+        "comment-markup",
+        q("x = 2 # <script>alert(1)</script> <b>]]><!-- \"'&\ny = x * 3"),
+        200,
+        "y = x * 3",
+        "<script>",
+    ),
+    (
+        "comment-html-label",
+        q('y = (x *  # <<b>x</b>> "];a[href="javascript:alert(1)"]\n 2) + 1'),
+        200,
+        "x * 2",
+        "javascript",
+    ),
+    (
+        "comment-cdata",
+        q("x = 1  # ]]> <![CDATA[ <svg onload=alert(1)>\nx * 2"),
+        200,
+        "out",
+        "onload",
+    ),
+    (
+        "string-dot-break",
+        q('x = "\\"];n0 [URL=\\"javascript:alert(1)\\"]"'),
+        400,
+        "a string is not part of the language",
+        "javascript",
+    ),
+    (
+        "string-html",
+        q("x = '<img src=x onerror=alert(1)>'"),
+        400,
+        "a string is not part of the language",
+        "onerror",
+    ),
+    ("fullwidth-angle", q("x = 1 ＜ 2"), 400, "invalid character", None),
+    ("script-as-code", q("<script>alert(1)</script>"), 400, "syntax error", "<script>"),
+    ("bidi-in-name", q("x\u202e = 1"), 400, "direction control", "\u202e"),
+]
+
+
+def check_svg(content: bytes) -> str:
+    """Well-formed XML (no control character got through) with nothing that runs or links."""
+    root = ET.fromstring(content)
+    for el in root.iter():
+        tag = el.tag.removeprefix(SVG)
+        assert tag not in ("script", "foreignObject", "iframe", "a", "image", "use"), tag
+        for name, value in el.attrib.items():
+            assert not name.lower().startswith("on"), name
+            assert not name.endswith("href"), name
+            assert "javascript:" not in value.lower(), value
+    return " ".join(root.itertext())
+
+
+class Tags(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: list[tuple[str, dict[str, str | None]]] = []
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        self.tags.append((tag, dict(attrs)))
+
+
+def check_page(html: str) -> dict[str, Any]:
+    """No script but the page's own (a JSON state and /static files), no event handler, no
+    element a program could have smuggled in; the state is strict JSON."""
+    parser = Tags()
+    parser.feed(html)
+    for tag, attrs in parser.tags:
+        assert not [k for k in attrs if k.lower().startswith("on")], (tag, attrs)
+        assert tag not in ("iframe", "object", "embed", "img", "foreignobject", "image"), tag
+        if tag == "script":
+            assert (attrs.get("src") or "").startswith("/static/") or (
+                attrs.get("type") == "application/json" and attrs.get("id") == "state"
+            ), attrs
+    m = re.search(r'<script type="application/json" id="state">(.*?)</script>', html, re.S)
+    assert m
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"{token} in JSON")
+
+    state: dict[str, Any] = json.loads(m.group(1), parse_constant=refuse)
+    return state
+
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
+
+
+@needs_dot
+@pytest.mark.parametrize(
+    ("query", "status", "shown", "hidden"),
+    [c[1:] for c in END_TO_END],
+    ids=[c[0] for c in END_TO_END],
+)
+def test_injection_through_the_image(
+    client: TestClient, query: str, status: int, shown: str, hidden: str | None
+) -> None:
+    start = time.perf_counter()
+    r = client.get("/api/svg?" + query)
+    assert time.perf_counter() - start < BOUND
+    assert r.status_code == status, r.text[:300]
+    assert r.headers["content-type"].startswith("image/svg+xml")
+    text = check_svg(r.content)
+    assert shown in text, text[:500]
+    if hidden is not None:
+        assert hidden not in r.content.decode("utf-8"), hidden
+    if status != 200:
+        assert len(r.content) < SMALL
+
+
+@needs_dot
+@pytest.mark.parametrize(
+    ("query", "status", "shown", "hidden"),
+    [c[1:] for c in END_TO_END],
+    ids=[c[0] for c in END_TO_END],
+)
+def test_injection_through_the_page(
+    client: TestClient, query: str, status: int, shown: str, hidden: str | None
+) -> None:
+    start = time.perf_counter()
+    r = client.get("/?" + query)
+    assert time.perf_counter() - start < BOUND
+    assert r.status_code == 200  # the page opens, with the drawing or with the error
+    state = check_page(r.text)
+    if status == 200:
+        assert state["error"] is None and state["trace"] is not None
+        graph = re.search(r'<div id="graph"[^>]*>(.*?)</div>\s*(<|$)', r.text, re.S)
+        assert graph
+        assert shown in " ".join(ET.fromstring(graph.group(1)).itertext())
+    else:
+        assert state["trace"] is None
+        assert shown in state["error"]["message"]
+        box = re.search(r'<div id="error-box"[^>]*>(.*?)</div>', r.text, re.S)
+        assert box and shown in html.unescape(re.sub(r"<[^>]+>", "", box.group(1)))
+    if hidden is not None and hidden not in ("\x07", "\x0b", "\x1b"):
+        # what the student typed comes back only inside the editor and the JSON state, escaped
+        outside = re.sub(r"<textarea.*?</textarea>", "", r.text, flags=re.S)
+        outside = re.sub(r'<script type="application/json".*?</script>', "", outside, flags=re.S)
+        assert hidden not in outside, hidden
+
+
+@needs_dot
+def test_look_alikes_are_drawn_as_the_name_the_program_uses(client: TestClient) -> None:
+    r = client.get("/?" + q("𝐱 = 2\n𝐱 * 3"))
+    state = check_page(r.text)
+    assert [n["label"] for n in state["trace"]["nodes"]] == ["x", "3", "out"]
+    assert state["trace"]["nodes"][2]["text"] == "x * 3"
+    assert state["query"]["source"] == "𝐱 = 2\n𝐱 * 3"  # the editor keeps what was typed
+    svg = client.get("/api/svg?" + q("𝐱 = 2\n𝐱 * 3")).content.decode()
+    assert "𝐱" not in svg and "x * 3" in svg
+
+
+# --- the lessons (POST /api/trace with "lessons"): hostile programs, no 5xx ----------------------
+
+LESSON_PROGRAMS = {
+    c[1]: c[2]
+    for c in CORPUS
+    if c[1]
+    in {
+        "power-tower",
+        "zeros-1e9",
+        "brackets",
+        "log0",
+        "0div0",
+        "largest-float",
+        "smallest-subnormal",
+        "tanh-saturates",
+        "stable-softmax",
+        "relu-at-0",
+        "max-tie",
+        "math-bold-x",
+        "comment-inside-expression",
+        "rnn-unroll-128",
+    }
+}
+# Found by this test and reported; engine/lessons is another piece of work in progress.
+KNOWN_5XX = {
+    ("gradcheck", "largest-float"),
+    ("gradcheck", "tanh-saturates"),
+    ("gradcheck", "stable-softmax"),
+}
+
+
+def lesson_cases() -> list[Any]:
+    from engine.lessons import LESSONS
+
+    cases = []
+    for lesson in sorted(LESSONS):
+        for name, source in LESSON_PROGRAMS.items():
+            marks = []
+            if (lesson, name) in KNOWN_5XX:
+                marks.append(pytest.mark.xfail(reason="a 500 in engine/lessons", strict=False))
+            cases.append(pytest.param(lesson, source, id=f"{lesson}-{name}", marks=marks))
+    return cases
+
+
+@pytest.mark.parametrize(("lesson", "source"), lesson_cases())
+def test_a_lesson_of_a_hostile_program_is_an_answer_or_a_4xx(
+    client: TestClient, lesson: str, source: str
+) -> None:
+    content = json.dumps({"source": source, "lessons": [lesson]}).encode()
+    start = time.perf_counter()
+    r = client.post("/api/trace", content=content, headers={"content-type": "application/json"})
+    assert time.perf_counter() - start < SLOW_BOUND
+    assert r.status_code < 500, r.text[:300]
+
+    def refuse(token: str) -> None:
+        raise AssertionError(f"{token} in JSON")
+
+    body = json.loads(r.content, parse_constant=refuse)
+    if r.status_code == 200:
+        assert lesson in body["lessons"]
+    else:
+        assert len(r.content) < SMALL and body["error"]["message"]

@@ -3,12 +3,13 @@ topological order, adding (`+=`) each contribution into its input's grad."""
 
 from __future__ import annotations
 
-from typing import Protocol
+import math
+from typing import Any, Protocol
 
 import numpy as np
 
 from engine.graph import topological_order
-from engine.ops import ARRAY_MATH, OpError, is_finite
+from engine.ops import ARRAY_MATH, SCALAR_MATH, Op, OpError, is_finite, quiet
 from engine.value import Value
 
 ACCUMULATE = ("add", "assign")
@@ -30,9 +31,10 @@ class Recorder(Protocol):
     def step(
         self,
         node: Value,
-        contributions: list[tuple[int, np.ndarray, np.ndarray]],
+        contributions: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]],
     ) -> None:
-        """One local backward: (argument index, contribution, grad before) per input edge."""
+        """One local backward: (argument index, contribution, grad before, grad after) per
+        input edge that carried gradient."""
 
 
 def backward(
@@ -52,37 +54,81 @@ def backward(
     assign = accumulate == "assign"
     topo = topological_order(root, order)
     for node in topo:
-        node.grad = np.zeros(node.data.shape) if node.requires_grad else None
-    root.grad = np.ones(root.data.shape)
+        if not node.requires_grad:
+            node.grad = None
+        elif type(node.data) is _F64:
+            node.grad = _ZERO
+        else:
+            shape = node.data.shape
+            node.grad = np.zeros(shape) if shape else _ZERO
+    root.grad = np.ones(root.data.shape) if root.data.shape else _ONE
     if recorder is not None:
         recorder.begin(topo)
         recorder.seed(root)
-    for node in reversed(topo):
-        op = node.op
-        if op is None or not node.requires_grad:
-            continue  # leaves and constants: nothing to pass on
-        inputs = node.inputs
-        needs = [x.requires_grad for x in inputs]
-        with np.errstate(all="ignore"):  # a non-finite grad is reported below, by name
-            grads = op.gradient(node.grad, [x.data for x in inputs], node.data, needs, ARRAY_MATH)
-        edges: list[tuple[int, np.ndarray, np.ndarray]] = []
-        for i, x in enumerate(inputs):
-            if not needs[i]:
-                continue
-            contribution = np.asarray(grads[i], dtype=np.float64)
-            assert contribution.shape == x.data.shape, (
-                f"{op.name} gave a grad of shape {contribution.shape} "
-                f"for input {i} of shape {x.data.shape}"
+    record = recorder is not None
+    with quiet():  # a non-finite grad is reported below, by name
+        for node in reversed(topo):
+            op = node.op
+            if op is None or not node.requires_grad:
+                continue  # leaves and constants: nothing to pass on
+            inputs = node.inputs
+            needs = []
+            ins = []
+            # All scalars (the forward's fast path made this node): ScalarMath, float64s.
+            scalar = type(node.data) is _F64
+            for x in inputs:
+                needs.append(x.requires_grad)
+                d = x.data
+                if type(d) is _NDARRAY:
+                    if d.shape:
+                        scalar = False
+                    else:
+                        d = d[()]  # a 0-d leaf or constant, as a float64 scalar
+                ins.append(d)
+            grads = op.gradient(
+                node.grad, ins, node.data, needs, SCALAR_MATH if scalar else ARRAY_MATH
             )
-            if not is_finite(contribution):
-                bad = "NaN (not a number)" if np.isnan(contribution).any() else "infinite"
-                hint = f" — {op.domain_hint}" if op.domain_hint else ""
-                raise BackwardError(f"has a gradient that is {bad}{hint}", node)
-            before = x.grad
-            assert before is not None
-            x.grad = contribution.copy() if assign else before + contribution
-            if recorder is not None:
-                edges.append((i, contribution, before))
-        if recorder is not None:
-            recorder.step(node, edges)
+            edges: list[tuple[int, Any, Any, Any]] = []
+            i = -1
+            for x, need, contribution in zip(inputs, needs, grads):  # noqa: B905
+                i += 1
+                if not need:
+                    continue
+                before = x.grad
+                if type(contribution) is not _F64 or type(before) is not _F64:
+                    contribution = _checked(op, i, contribution, x, node)
+                elif not math.isfinite(contribution):
+                    raise _non_finite(node, contribution)
+                after = contribution.copy() if assign else before + contribution
+                x.grad = after
+                if record:
+                    edges.append((i, contribution, before, after))
+            if record:
+                recorder.step(node, edges)  # type: ignore[union-attr]
     return topo
+
+
+_F64 = np.float64
+_NDARRAY = np.ndarray
+# The grads of scalars are float64 scalars (immutable, so one zero and one seed serve all).
+_ZERO: Any = np.float64(0.0)
+_ONE: Any = np.float64(1.0)
+
+
+def _checked(op: Op, i: int, contribution: Any, x: Value, node: Value) -> np.ndarray:
+    """A contribution as a float64 array of its input's shape (a float64 scalar for a scalar),
+    finite, or the error that says which op made it otherwise."""
+    contribution = np.asarray(contribution, dtype=np.float64)
+    assert contribution.shape == x.data.shape, (
+        f"{op.name} gave a grad of shape {contribution.shape} for input {i} of shape {x.data.shape}"
+    )
+    if not is_finite(contribution):
+        raise _non_finite(node, contribution)
+    return contribution if contribution.shape else contribution[()]
+
+
+def _non_finite(node: Value, contribution: np.ndarray) -> BackwardError:
+    assert node.op is not None
+    bad = "NaN (not a number)" if np.isnan(contribution).any() else "infinite"
+    hint = f" — {node.op.domain_hint}" if node.op.domain_hint else ""
+    return BackwardError(f"has a gradient that is {bad}{hint}", node)

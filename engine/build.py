@@ -8,6 +8,7 @@ result's element count before it is computed, a loop's length before it is unrol
 from __future__ import annotations
 
 import math
+import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +17,7 @@ import numpy as np
 from engine import ir, ops
 from engine.errors import ProgramError
 from engine.lang import did_you_mean, source_lines
-from engine.limits import DEFAULT_LIMITS, Limits
+from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
 from engine.ops import OpError
 from engine.value import Span, Value
 
@@ -42,6 +43,10 @@ UNARY_OPS: dict[str, type[ops.Op]] = {
     "relu": ops.Relu,
     "abs": ops.Abs,
 }
+# An op's source text (its label, and the start of a message about it) is cut here: a long flat
+# chain `x+x+…` would otherwise repeat the program in every node, and answers would grow with
+# the square of the source length.
+TEXT_CHARS = 60
 
 
 @dataclass
@@ -51,6 +56,8 @@ class Graph:
     nodes: list[Value]
     output: Value
     free: list[dict[str, Any]] = field(default_factory=list)
+    # Each grad(L, x) call: {"output", "wrt", "result", "nodes": the nodes it built, "span"}.
+    grads_built: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass(frozen=True, slots=True)
@@ -70,7 +77,8 @@ class Builder:
     def __init__(self, program: ir.Program, values: dict[str, Any], limits: Limits) -> None:
         self.program = program
         self.limits = limits
-        self.values = values
+        # Python reads names in NFKC form (`𝐱` is `x`); the keys of `values` are read the same way.
+        self.values = {unicodedata.normalize("NFKC", k): v for k, v in values.items()}
         self.nodes: list[Value] = []
         self.env: dict[str, Value | LabelValue] = {}
         self.loop_env: dict[str, int] = {}
@@ -79,6 +87,7 @@ class Builder:
         self.iterations = 0
         self.statements = 0
         self.output: Value | None = None
+        self.grads_built: list[dict[str, Any]] = []
         self.lines = source_lines(program.source)
 
     # --- the run ---------------------------------------------------------------------------
@@ -88,7 +97,7 @@ class Builder:
         if self.output is None:
             raise ProgramError("the program computes nothing: its last statement must give a "
                                "value", 1, 1, code="no_output")
-        return Graph(self.nodes, self.output, free)
+        return Graph(self.nodes, self.output, free, self.grads_built)
 
     def bind_free_names(self) -> list[dict[str, Any]]:
         """Free names become leaves made at their first use; check `values` names them."""
@@ -291,6 +300,8 @@ class Builder:
                 raise self.error(e.span, "cross_entropy's second argument is the class "
                                  "labels: an int or a list of ints", "labels")
             return self.apply(ops.CrossEntropy(labels.labels), (z,), e.span)
+        if f == "grad":
+            return self.grad_call(e)
         if f in ("const", "detach"):
             source = self.value(e.args[0])  # type: ignore[arg-type]
             return self.new_node(source.data.copy(), e.span, kind="const")
@@ -321,8 +332,38 @@ class Builder:
         return self.new_node(np.asarray(data, dtype=np.float64), e.span, kind=kind,
                              name=leaf_name, counted=True)
 
+    def grad_call(self, e: ir.Call) -> Value:
+        """grad(L, x): ∂L/∂x built as graph nodes by the ops' own rules (engine/higher.py), so
+        it can be differentiated again. Every node it makes is placed at the call."""
+        from engine.higher import describe, grad
+
+        output = self.value(e.args[0])  # type: ignore[arg-type]
+        wrt = self.value(e.args[1])  # type: ignore[arg-type]
+        if not wrt.requires_grad:
+            raise self.error(e.args[1].span, "grad(L, x): x is a constant here, so it has "  # type: ignore[union-attr]
+                             "no gradient; use a leaf or a value computed from one", "arguments")
+        made: list[Value] = []
+        try:
+            (result,) = grad(output, [wrt], on_node=made.append,
+                             max_new=max(1, self.limits.max_nodes - len(self.nodes)))
+        except OpError as err:
+            raise self.error(e.span, f"grad(…): {err.message}", err.code,
+                             limit="max_nodes" if err.code == "too_large" else None) from None
+        for node in made:
+            self.count_node(e.span)
+            self.check_elements(node.data.size, e.span)
+            if not np.isfinite(node.data).all():
+                raise self.error(e.span, "grad(…) gives a value that is not finite", "non_finite")
+            self.total_elements += node.data.size
+            self.place(node, e.span)
+            node.text = describe(node) if node.op is not None else None
+        self.grads_built.append({"output": output, "wrt": wrt, "result": result,
+                                 "nodes": made, "span": e.span})
+        return result
+
     # --- making nodes ------------------------------------------------------------------------
     def count_node(self, span: Span | None) -> None:
+        check_deadline()  # max_request_seconds, when the app set a deadline
         if len(self.nodes) >= self.limits.max_nodes:
             raise self.error(span, f"the program makes more than {self.limits.max_nodes:,} "
                              "graph nodes once its loops are unrolled (max_nodes)",
@@ -366,11 +407,11 @@ class Builder:
 
     def place(self, node: Value, span: Span | None) -> None:
         node.span = span
-        node.text = self.text(span)
+        node.text = shorten(self.text(span))
         self.nodes.append(node)
 
     def op_message(self, op: ops.Op, span: Span, err: OpError) -> str:
-        text = self.text(span)
+        text = shorten(self.text(span))
         if err.code == "non_finite" and text:
             return f"{text} {err.message}"
         return err.message
@@ -449,6 +490,15 @@ class Builder:
             return ProgramError(message, code=code, limit=limit)
         return ProgramError(message, span.line, span.column, end_line=span.end_line,
                             end_column=span.end_column, code=code, limit=limit)
+
+
+def shorten(text: str | None) -> str | None:
+    """An op's source text as shown: with its names as Python reads them (NFKC, so `𝐱 * 3`
+    is `x * 3`; the language has no strings for NFKC to change), cut at TEXT_CHARS."""
+    if text is None:
+        return None
+    text = unicodedata.normalize("NFKC", text)
+    return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1] + "…"
 
 
 def to_plain(value: Any) -> Any:

@@ -14,20 +14,20 @@ from engine.value import Value
 def dfs_order(root: Value) -> list[Value]:
     """Post-order depth-first search: every node after all of its inputs.
 
-    An explicit stack of (node, next input to visit) replaces the recursion, so a chain of a
+    An explicit stack of (node, inputs still to visit) replaces the recursion, so a chain of a
     million nodes sorts without RecursionError.
     """
     order: list[Value] = []
     seen = {root.seq}
-    stack: list[tuple[Value, int]] = [(root, 0)]
+    # Each frame: a node and the iterator over the inputs still to visit.
+    stack = [(root, iter(root.inputs))]
     while stack:
-        node, i = stack[-1]
-        if i < len(node.inputs):
-            stack[-1] = (node, i + 1)
-            child = node.inputs[i]
+        node, todo = stack[-1]
+        for child in todo:
             if child.seq not in seen:
                 seen.add(child.seq)
-                stack.append((child, 0))
+                stack.append((child, iter(child.inputs)))
+                break
         else:
             stack.pop()
             order.append(node)

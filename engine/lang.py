@@ -39,7 +39,7 @@ FUNCTIONS = (
     | BINARY
     | CONSTRUCTORS
     | set(KEYWORDS)
-    | {"cross_entropy", "const", "detach", "seed"}
+    | {"cross_entropy", "const", "detach", "seed", "grad"}
 )
 METHODS = UNARY | {"sum", "mean", "softmax", "log_softmax", "transpose", "reshape", "detach"}
 BIN_OPS = {
@@ -573,6 +573,12 @@ class Parser:
             if not lo <= len(args) <= hi:
                 raise self.error(node, f"{name} takes {usage}", "arguments")
 
+        if name == "grad":  # the gradient as a graph (engine/higher.py)
+            count(2, 2, "an output and a name: grad(L, x)")
+            if not isinstance(args[1], ast.Name):
+                raise self.error(args[1], "grad(L, x) takes the gradient with respect to a "
+                                 "name: x must be a name bound to a value", "arguments")
+            return ir.Call(name, (self.expr(args[0]), self.expr(args[1])), (), span, func_span)
         if name in UNARY or name in {"const", "detach"}:
             count(1, 1, f"one value: {name}(x)")
             return ir.Call(name, (self.expr(args[0]),), (), span, func_span)

@@ -15,12 +15,13 @@ from __future__ import annotations
 
 import math
 import operator
+import threading
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
 import numpy as np
 
-from engine.value import Value, as_array, constant, lift
+from engine.value import Value, as_array, constant, lift, op_result
 
 Array = np.ndarray
 Grads = tuple[Array | None, ...]
@@ -92,6 +93,18 @@ class ArrayMath:
 ARRAY_MATH = ArrayMath()
 
 
+class ScalarMath(ArrayMath):
+    """ArrayMath for an op whose inputs and output are all scalars (float64): there is no
+    broadcast to undo, so `sum_to` returns the grad as it is. Same rules, less work."""
+
+    @staticmethod
+    def sum_to(g: Array, shape: tuple[int, ...]) -> Array:
+        return g
+
+
+SCALAR_MATH = ScalarMath()
+
+
 def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
     try:
         return tuple(np.broadcast_shapes(*shapes))
@@ -112,6 +125,9 @@ class Op:
     rules: ClassVar[tuple[str, ...]]
     # Why a non-finite result happened, for the error message.
     domain_hint: ClassVar[str] = ""
+    # Elementwise: on scalar inputs the result is a scalar and no shape check is needed (the
+    # scalar fast path of `apply`).
+    elementwise: ClassVar[bool] = False
 
     def params(self) -> dict[str, Any]:
         """The op's constant parameters (axis, shape, labels…), for the trace and the drawing."""
@@ -139,6 +155,7 @@ class Op:
 
 class Binary(Op):
     domain_hint = "the result is beyond float64's range (about ±1.8e308)"
+    elementwise = True
 
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         return broadcast_shape(*shapes)
@@ -270,6 +287,8 @@ class Minimum(Binary):
 
 
 class Unary(Op):
+    elementwise = True
+
     def gradient(self, g, ins, out, needs, m):
         return (self.local(g, ins[0], out, m),)
 
@@ -739,11 +758,70 @@ OPS: dict[str, type[Op]] = {
 
 
 def is_finite(a: Array) -> bool:
+    if type(a) is np.float64:
+        return math.isfinite(a)
     return math.isfinite(a.item()) if a.ndim == 0 else bool(np.isfinite(a).all())
+
+
+# --- running ops -------------------------------------------------------------------------------
+#
+# NumPy warns on overflow and 0/0; every op reports a non-finite result itself (by name), so the
+# warnings are switched off. `np.errstate` costs more than a scalar op, so `quiet()` switches
+# them off once around a whole build or backward pass; `apply` outside it pays per op.
+
+_state = threading.local()
+
+
+class quiet:  # noqa: N801 - used as a function: `with quiet():`
+    """NumPy's floating-point warnings off for a whole build or backward pass (re-entrant:
+    inside another, it only tests a flag)."""
+
+    __slots__ = ("errstate",)
+
+    def __enter__(self) -> None:
+        if getattr(_state, "quiet", False):
+            self.errstate = None
+            return
+        self.errstate = np.errstate(all="ignore")
+        self.errstate.__enter__()
+        _state.quiet = True
+
+    def __exit__(self, *exc: Any) -> None:
+        if self.errstate is not None:
+            _state.quiet = False
+            self.errstate.__exit__(*exc)
+
+
+_F64 = np.float64
+_NDARRAY = np.ndarray
 
 
 def apply(op: Op, *inputs: Any) -> Value:
     """Run `op` forward on `inputs` (Values, or numbers and arrays taken as constants)."""
+    if op.elementwise:
+        # Fast path: every input a scalar Value, so there is no shape to check. The op
+        # computes on NumPy float64 scalars, which cost a tenth of what 0-d arrays do.
+        args = []
+        for x in inputs:
+            if type(x) is not Value:
+                break
+            d = x.data
+            if type(d) is not _F64:
+                if d.ndim:
+                    break
+                d = d[()]
+            args.append(d)
+        else:
+            if getattr(_state, "quiet", False):
+                out = op.compute(*args)
+            else:
+                with np.errstate(all="ignore"):
+                    out = op.compute(*args)
+            if type(out) is not _F64:
+                out = as_array(out)[()]
+            if not math.isfinite(out):
+                raise OpError(non_finite_message(op, out), "non_finite")
+            return op_result(out, op, inputs)
     nodes = tuple(lift(x) for x in inputs)
     arrays = [x.data for x in nodes]
     op.out_shape(*(a.shape for a in arrays))
@@ -751,7 +829,7 @@ def apply(op: Op, *inputs: Any) -> Value:
         out = op.compute(*arrays)
     if not is_finite(out):
         raise OpError(non_finite_message(op, out), "non_finite")
-    return Value(out if type(out) is np.ndarray else as_array(out), op, nodes)
+    return op_result(out if type(out) is np.ndarray else as_array(out), op, nodes)
 
 
 def non_finite_message(op: Op, out: Array) -> str:
@@ -761,76 +839,98 @@ def non_finite_message(op: Op, out: Array) -> str:
     return f"gives {bad}{hint}"
 
 
+# Ops without parameters hold no state: one instance of each serves every node.
+_ADD = Add()
+_SUB = Sub()
+_MUL = Mul()
+_DIV = Div()
+_POW = Pow()
+_MAXIMUM = Maximum()
+_MINIMUM = Minimum()
+_NEG = Neg()
+_EXP = Exp()
+_LOG = Log()
+_SQRT = Sqrt()
+_SIN = Sin()
+_COS = Cos()
+_TANH = Tanh()
+_SIGMOID = Sigmoid()
+_RELU = Relu()
+_ABS = Abs()
+_MATMUL = MatMul()
+_MSE = Mse()
+
+
 def add(a: Any, b: Any) -> Value:
-    return apply(Add(), a, b)
+    return apply(_ADD, a, b)
 
 
 def sub(a: Any, b: Any) -> Value:
-    return apply(Sub(), a, b)
+    return apply(_SUB, a, b)
 
 
 def mul(a: Any, b: Any) -> Value:
-    return apply(Mul(), a, b)
+    return apply(_MUL, a, b)
 
 
 def div(a: Any, b: Any) -> Value:
-    return apply(Div(), a, b)
+    return apply(_DIV, a, b)
 
 
 def power(a: Any, b: Any) -> Value:
-    return apply(Pow(), a, b)
+    return apply(_POW, a, b)
 
 
 def maximum(a: Any, b: Any) -> Value:
-    return apply(Maximum(), a, b)
+    return apply(_MAXIMUM, a, b)
 
 
 def minimum(a: Any, b: Any) -> Value:
-    return apply(Minimum(), a, b)
+    return apply(_MINIMUM, a, b)
 
 
 def neg(x: Any) -> Value:
-    return apply(Neg(), x)
+    return apply(_NEG, x)
 
 
 def exp(x: Any) -> Value:
-    return apply(Exp(), x)
+    return apply(_EXP, x)
 
 
 def log(x: Any) -> Value:
-    return apply(Log(), x)
+    return apply(_LOG, x)
 
 
 def sqrt(x: Any) -> Value:
-    return apply(Sqrt(), x)
+    return apply(_SQRT, x)
 
 
 def sin(x: Any) -> Value:
-    return apply(Sin(), x)
+    return apply(_SIN, x)
 
 
 def cos(x: Any) -> Value:
-    return apply(Cos(), x)
+    return apply(_COS, x)
 
 
 def tanh(x: Any) -> Value:
-    return apply(Tanh(), x)
+    return apply(_TANH, x)
 
 
 def sigmoid(x: Any) -> Value:
-    return apply(Sigmoid(), x)
+    return apply(_SIGMOID, x)
 
 
 def relu(x: Any) -> Value:
-    return apply(Relu(), x)
+    return apply(_RELU, x)
 
 
 def absolute(x: Any) -> Value:
-    return apply(Abs(), x)
+    return apply(_ABS, x)
 
 
 def matmul(a: Any, b: Any) -> Value:
-    return apply(MatMul(), a, b)
+    return apply(_MATMUL, a, b)
 
 
 def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Value:  # noqa: A001
@@ -866,12 +966,12 @@ def cross_entropy(z: Any, labels: int | Sequence[int]) -> Value:
 
 
 def mse(p: Any, y: Any) -> Value:
-    return apply(Mse(), p, y)
+    return apply(_MSE, p, y)
 
 
 def const(x: Any) -> Value:
     """Cut the graph: a constant with x's value (alias `detach`)."""
-    return constant(x.data.copy() if isinstance(x, Value) else as_array(x))
+    return constant(np.array(x.data, dtype=np.float64) if isinstance(x, Value) else as_array(x))
 
 
 detach = const
@@ -879,19 +979,19 @@ detach = const
 
 def _install_operators() -> None:
     """Give Value its operators, so `x*y + x` builds graph nodes."""
-    Value.__add__ = lambda self, other: add(self, other)  # type: ignore[method-assign]
+    Value.__add__ = add  # type: ignore[method-assign,assignment]
     Value.__radd__ = lambda self, other: add(other, self)  # type: ignore[attr-defined]
-    Value.__sub__ = lambda self, other: sub(self, other)  # type: ignore[attr-defined]
+    Value.__sub__ = sub  # type: ignore[attr-defined]
     Value.__rsub__ = lambda self, other: sub(other, self)  # type: ignore[attr-defined]
-    Value.__mul__ = lambda self, other: mul(self, other)  # type: ignore[attr-defined]
+    Value.__mul__ = mul  # type: ignore[attr-defined]
     Value.__rmul__ = lambda self, other: mul(other, self)  # type: ignore[attr-defined]
-    Value.__truediv__ = lambda self, other: div(self, other)  # type: ignore[attr-defined]
+    Value.__truediv__ = div  # type: ignore[attr-defined]
     Value.__rtruediv__ = lambda self, other: div(other, self)  # type: ignore[attr-defined]
-    Value.__pow__ = lambda self, other: power(self, other)  # type: ignore[attr-defined]
+    Value.__pow__ = power  # type: ignore[attr-defined]
     Value.__rpow__ = lambda self, other: power(other, self)  # type: ignore[attr-defined]
-    Value.__matmul__ = lambda self, other: matmul(self, other)  # type: ignore[attr-defined]
+    Value.__matmul__ = matmul  # type: ignore[attr-defined]
     Value.__rmatmul__ = lambda self, other: matmul(other, self)  # type: ignore[attr-defined]
-    Value.__neg__ = lambda self: neg(self)  # type: ignore[attr-defined]
+    Value.__neg__ = neg  # type: ignore[attr-defined]
     Value.__getitem__ = lambda self, key: index(self, key)  # type: ignore[attr-defined]
     Value.T = property(lambda self: transpose(self))  # type: ignore[attr-defined]
     for method in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu"):

@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from engine.backward import BackwardError
 from engine.build import build
 from engine.errors import ProgramError
+from engine.ir import Program
 from engine.lang import parse
 from engine.limits import DEFAULT_LIMITS, Limits
+from engine.ops import quiet
 from engine.trace import Trace, trace
+
+
+@functools.lru_cache(maxsize=64)
+def parse_cached(source: str, limits: Limits) -> Program:
+    """`parse`, remembered (the IR is immutable): the page runs each program twice, once per
+    accumulation, and its picture and page run it again."""
+    return parse(source, limits)
 
 
 def run(
@@ -25,7 +35,8 @@ def run(
                            code="bad_option")
     if order not in ("dfs", "kahn"):
         raise ProgramError(f"order is 'dfs' or 'kahn', not {order!r}", code="bad_option")
-    graph = build(parse(source, limits), values, limits)
+    with quiet():  # NumPy's float warnings off once for the build, not per op
+        graph = build(parse_cached(source, limits), values, limits)
     try:
         result = trace(graph.output, graph.nodes, accumulate=accumulate, order=order)
     except BackwardError as err:

@@ -8,32 +8,42 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
 from engine.backward import backward
 from engine.graph import reachable
-from engine.ops import ARRAY_MATH
+from engine.notebook import NotebookDisplay
+from engine.ops import SCALAR_MATH, quiet
 from engine.value import Value
 
 TRACE_VERSION = 1
 
 
-@dataclass(frozen=True, slots=True)
-class Term:
+# Steps and terms are immutable records. NamedTuples rather than frozen dataclasses: a trace
+# makes one per step and one per edge, and a frozen dataclass costs five times more to make.
+
+
+class Term(NamedTuple):
     """One input edge of a step: x̄ (before) + contribution = x̄ (after)."""
 
     input: Value
     arg: int
-    local: float | None
     contribution: np.ndarray
     before: np.ndarray
     after: np.ndarray
+    node: Value  # the op whose local backward this edge belongs to
+
+    @property
+    def local(self) -> float | None:
+        """∂u/∂x as a number when the op and its inputs are all scalars, else None. Worked out
+        when asked (the JSON asks once per step), so recording does not pay for it."""
+        locals_ = local_derivatives(self.node)
+        return None if locals_ is None else locals_[self.arg]
 
 
-@dataclass(frozen=True, slots=True)
-class Step:
+class Step(NamedTuple):
     """Step 0 seeds the output's grad; every later step is one op node's local backward."""
 
     node: Value
@@ -59,34 +69,47 @@ class TraceRecorder:
         assert root.grad is not None
         self.steps.append(Step(root, "seed", None, (), ((root, root.grad),)))
 
-    def step(self, node: Value, edges: list[tuple[int, np.ndarray, np.ndarray]]) -> None:
-        locals_ = self.local_derivatives(node) if edges else None
-        terms = []
-        after: dict[int, tuple[Value, np.ndarray]] = {}
-        for arg, contribution, before in edges:
-            x = node.inputs[arg]
-            new = contribution if self.assign else before + contribution
-            local = None if locals_ is None else locals_[arg]
-            terms.append(Term(x, arg, local, contribution, before, new))
-            after[x.seq] = (x, new)
+    def step(self, node: Value, edges: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]
+             ) -> None:
+        inputs = node.inputs
+        # tuple.__new__ is what Term._make does, without the Python-level __new__ (half the
+        # cost); the fields are in Term's order.
+        terms = tuple([_new(Term, (inputs[arg], arg, c, before, after, node))
+                       for arg, c, before, after in edges])
+        if len(terms) == 1:
+            changed: tuple[tuple[Value, np.ndarray], ...] = ((terms[0][0], terms[0][4]),)
+        else:  # the last value of each input (x*x changes x twice)
+            changed = tuple({t[0].seq: (t[0], t[4]) for t in terms}.values())
         assert node.grad is not None
-        self.steps.append(
-            Step(node, "backward", node.grad, tuple(terms), tuple(after.values()))
-        )
+        self.steps.append(_new(Step, (node, "backward", node.grad, terms, changed)))
 
     @staticmethod
     def local_derivatives(node: Value) -> list[float | None] | None:
-        """∂u/∂x for each input as a number, when the op and its inputs are all scalars."""
-        if node.data.ndim or any(x.data.ndim for x in node.inputs):
+        return local_derivatives(node)
+
+
+def local_derivatives(node: Value) -> list[float | None] | None:
+    """∂u/∂x for each input as a number, when the op and its inputs are all scalars: the op's
+    own rule run with ū = 1."""
+    data = node.data
+    if data.ndim:
+        return None
+    ins = []
+    for x in node.inputs:
+        d = x.data
+        if d.ndim:
             return None
-        assert node.op is not None
-        needs = [x.requires_grad for x in node.inputs]
-        ones = np.ones(())
-        with np.errstate(all="ignore"):
-            grads = node.op.gradient(
-                ones, [x.data for x in node.inputs], node.data, needs, ARRAY_MATH
-            )
-        return [None if g is None else float(g) for g in grads]
+        ins.append(d[()] if type(d) is np.ndarray else d)
+    assert node.op is not None
+    needs = [x.requires_grad for x in node.inputs]
+    out = data[()] if type(data) is np.ndarray else data
+    with quiet():
+        grads = node.op.gradient(_ONE, ins, out, needs, SCALAR_MATH)
+    return [None if g is None else float(g) for g in grads]
+
+
+_ONE = np.float64(1.0)
+_new = tuple.__new__
 
 
 def to_json(a: np.ndarray | None) -> Any:
@@ -142,9 +165,11 @@ def assign_labels(nodes: list[Value]) -> None:
 
 def rule_text(node: Value, arg: int) -> str:
     """The chain-rule term for one input, written with the inputs' labels."""
-    assert node.op is not None
-    rules = node.op.rules
-    template = rules[arg] if arg < len(rules) else "ū"
+    return _rule(node, arg, _rule_names(node))
+
+
+def _rule_names(node: Value) -> dict[str, str]:
+    """{"0": label of input 0, ..., "out": the node's label}, bracketed unless a plain name."""
 
     def label(v: Value) -> str:
         text = v.label or "?"
@@ -152,11 +177,23 @@ def rule_text(node: Value, arg: int) -> str:
 
     names = {str(i): label(x) for i, x in enumerate(node.inputs)}
     names["out"] = label(node)
-    return re.sub(r"\{(\w+)\}", lambda m: names.get(m.group(1), m.group(0)), template)
+    return names
 
 
-@dataclass
-class Trace:
+def _rule(node: Value, arg: int, names: dict[str, str]) -> str:
+    assert node.op is not None
+    rules = node.op.rules
+    template = rules[arg] if arg < len(rules) else "ū"
+    if "{" not in template:
+        return template
+    return _FIELD.sub(lambda m: names.get(m.group(1), m.group(0)), template)
+
+
+_FIELD = re.compile(r"\{(\w+)\}")
+
+
+@dataclass(repr=False)  # NotebookDisplay gives a one-line repr and the Jupyter display
+class Trace(NotebookDisplay):
     """A program's graph with its forward values, final grads and the recorded steps."""
 
     nodes: list[Value]
@@ -215,6 +252,8 @@ class Trace:
         }
 
     def step_dict(self, step: Step, ids: dict[int, str]) -> dict[str, Any]:
+        locals_ = local_derivatives(step.node) if step.terms else None
+        names = _rule_names(step.node) if step.terms else {}
         out: dict[str, Any] = {
             "node": ids[step.node.seq],
             "kind": step.kind,
@@ -223,8 +262,8 @@ class Trace:
                 {
                     "input": ids[t.input.seq],
                     "arg": t.arg,
-                    "rule": rule_text(step.node, t.arg),
-                    "local": t.local,
+                    "rule": _rule(step.node, t.arg, names),
+                    "local": None if locals_ is None else locals_[t.arg],
                     "contribution": to_json(t.contribution),
                     "before": to_json(t.before),
                     "after": to_json(t.after),

@@ -70,17 +70,27 @@ class Value:
         name: str | None = None,
         kind: str | None = None,
     ) -> None:
-        self.data: np.ndarray = data if type(data) is np.ndarray else as_array(data)
+        # A 0-d result of an op may be a NumPy float64 scalar (engine.ops' scalar fast path):
+        # it has the same shape/ndim/dtype/item() as a 0-d array and is many times faster.
+        self.data: np.ndarray = (
+            data if type(data) is np.ndarray or type(data) is np.float64 else as_array(data)
+        )
         self.grad: np.ndarray | None = None
         self.op = op
         self.inputs = inputs
         self.name = name
         self.label: str | None = name
-        self.kind = kind or ("op" if op is not None else "leaf")
+        if kind is None:
+            kind = "leaf" if op is None else "op"
+        self.kind = kind
         # Like PyTorch: an op needs a gradient only when one of its inputs does.
-        self.requires_grad = self.kind == "leaf" or (
-            self.kind == "op" and any(x.requires_grad for x in inputs)
-        )
+        requires_grad = kind == "leaf"
+        if kind == "op":
+            for x in inputs:
+                if x.requires_grad:
+                    requires_grad = True
+                    break
+        self.requires_grad: bool = requires_grad
         self.seq = next(_creation)
         self.span: Span | None = None
         self.text: str | None = None
@@ -98,6 +108,33 @@ class Value:
         from engine.backward import backward
 
         backward(self, recorder=recorder, accumulate=accumulate, order=order)
+
+
+_new = object.__new__
+
+
+def op_result(data: np.ndarray, op: Op, inputs: tuple[Value, ...]) -> Value:
+    """An op's output node, as `Value(data, op, inputs)` makes it, without its argument
+    handling: `data` is already float64 (an array or a float64 scalar). The forward pass's hot
+    path (engine.ops.apply)."""
+    node: Value = _new(Value)
+    node.data = data
+    node.grad = None
+    node.op = op
+    node.inputs = inputs
+    node.name = None
+    node.label = None
+    node.kind = "op"
+    requires_grad = False
+    for x in inputs:
+        if x.requires_grad:
+            requires_grad = True
+            break
+    node.requires_grad = requires_grad
+    node.seq = next(_creation)
+    node.span = None
+    node.text = None
+    return node
 
 
 def leaf(data: Any, name: str | None = None) -> Value:

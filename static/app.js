@@ -13,6 +13,10 @@
   const boot = JSON.parse($("#state").textContent);
   const STRINGS = boot.strings;
   const EMBED = !!boot.embed;
+  // A standalone file (gradtrace render --html, a notebook's output): no server to ask, so no
+  // re-runs, and the only address it keeps is `#step=k`.
+  const STANDALONE = !!boot.standalone;
+  const FIT_CONTENT = boot.fit === "content"; // the box is as tall as the drawing (an iframe)
   const LABEL_CHARS = 24; // engine/draw.py shortens labels the same way
   const HEAT_ROWS = 8, HEAT_COLS = 16;
   const MAX_TABLE_CELLS = 5000;
@@ -359,7 +363,7 @@
       // The box is as tall as the graph needs at full width, within a share of the screen.
       const share = state.present ? 0.72 : window.innerWidth <= 760 ? 0.55 : 0.62;
       const want = b.h * Math.max(Math.min(cw / b.w, MAX_SCALE), MIN_SCALE) + 16;
-      host.style.height = Math.round(Math.max(200, Math.min(window.innerHeight * share, want))) + "px";
+      host.style.height = Math.round(Math.max(200, Math.min(FIT_CONTENT ? 640 : window.innerHeight * share, want))) + "px";
     }
     const ch = host.clientHeight || 400;
     G.width = cw;
@@ -1011,6 +1015,7 @@
     if (state.lang !== "en") pairs.push(["lang", state.lang]);
     if (state.present && !opts.noPresent) pairs.push(["present", "1"]);
     if (state.collapse) pairs.push(["collapse", "1"]);
+    if (window.gradtraceLessons && !opts.backwardOnly) pairs.push(...window.gradtraceLessons.pairs()); // static/lessons.js
     return pairs.map(([k, v]) => k + "=" + enc(v)).join("&");
   }
 
@@ -1020,8 +1025,16 @@
     }
   }
 
+  function renderHash() {
+    if (!T || location.protocol === "about:") return; // a notebook's iframe has no address
+    const want = "#step=" + state.step;
+    if (location.hash === want) return;
+    try { history.replaceState(null, "", want); } catch (e) { /* an opaque origin may refuse */ }
+  }
+
   let urlTimer = null;
   function renderUrl() {
+    if (STANDALONE) { renderHash(); return; }
     clearTimeout(urlTimer);
     urlTimer = setTimeout(async () => {
       await ensureCompressed();
@@ -1050,6 +1063,7 @@
     renderError();
     renderControls();
     renderUrl();
+    document.dispatchEvent(new CustomEvent("gradtrace:render")); // static/lessons.js follows
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1111,6 +1125,7 @@
 
   let editTimer = null;
   function scheduleRun(delay) {
+    if (STANDALONE) return; // nothing to re-run against
     clearTimeout(editTimer);
     editTimer = setTimeout(rerun, delay === undefined ? 350 : delay);
   }
@@ -1384,6 +1399,8 @@
   // Start
 
   function start() {
+    const atStep = STANDALONE && /^#step=(\d+)$/.exec(location.hash);
+    if (atStep) state.step = Number(atStep[1]);
     if (state.trace) {
       const N = state.trace.steps.length - 1;
       state.step = Math.max(0, Math.min(N, state.step));

@@ -289,7 +289,10 @@ def test_openapi_docs(client: TestClient) -> None:
     ref = post_op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     schema = spec["components"]["schemas"][ref.rsplit("/", 1)[-1]]
     assert schema["required"] == ["source"]
-    assert set(schema["properties"]) == {"source", "values", "accumulate", "order"}
+    # spec/api.md's four, plus the optional lessons (engine/lessons, docs/lessons.md).
+    assert set(schema["properties"]) == {
+        "source", "values", "accumulate", "order", "lessons", "lesson_options",
+    }
 
 
 # --- bad programs: 400 with a position, too large: 413 ---------------------------------------
@@ -440,7 +443,8 @@ def test_non_finite_values_are_a_4xx(client: TestClient, literal: bytes) -> None
 
 
 def test_other_methods_and_paths_get_the_error_object(client: TestClient) -> None:
-    error_of(client.get("/api/trace"), 405)
+    error_of(client.put("/api/trace"), 405)
+    error_of(client.get("/api/trace"), 400)  # GET /api/trace takes ?source=… (app/cache.py)
     error_of(client.get("/api/nothing-here"), 404)
 
 

@@ -77,12 +77,7 @@ def base_url() -> Iterator[str]:
     thread.join(timeout=5)
 
 
-@pytest.fixture(scope="session")
-def browser() -> Iterator[Any]:
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
-        yield b
-        b.close()
+# The `browser` fixture (one Chromium for the whole suite) is in conftest.py.
 
 
 class Watch:

@@ -4,11 +4,14 @@ from __future__ import annotations
 
 from typing import Annotated, Any
 
-from fastapi import APIRouter, Depends
-from fastapi.responses import JSONResponse
+from fastapi import APIRouter, Depends, Request
+from fastapi.responses import Response
 
+from app import cache
 from app.config import Settings, get_settings
-from app.schemas import ErrorResponse, TraceRequest, TraceResponse
+from app.errors import SafeJSONResponse as JSONResponse  # strict JSON: never a NaN token
+from app.query import QueryError, parse_query
+from app.schemas import JSON_ERRORS, PAGE_PARAMETERS, ErrorResponse, TraceRequest, TraceResponse
 from engine import run
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -19,6 +22,7 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "The program cannot run (with its position)."},
     413: {"model": ErrorResponse, "description": "The program or request is over a limit."},
     422: {"model": ErrorResponse, "description": "The request is malformed."},
+    503: JSON_ERRORS[503],
 }
 
 
@@ -35,4 +39,41 @@ def post_trace(request: TraceRequest, settings: SettingsDep) -> JSONResponse:
         order=request.order,
         limits=settings.limits,
     )
+    body = result.to_dict()
+    if request.lessons:
+        from engine.lessons import run_lessons
+
+        body["lessons"] = run_lessons(
+            request.source,
+            request.values,
+            request.lessons,
+            accumulate=request.accumulate,
+            order=request.order,
+            options=request.lesson_options,
+            limits=settings.limits,
+        )
+    return JSONResponse(body)
+
+
+@router.get(
+    "/trace",
+    response_model=TraceResponse,
+    responses=ERRORS,
+    openapi_extra={"parameters": PAGE_PARAMETERS},
+)
+def get_trace(request: Request) -> Response:
+    """The same trace by GET, with the query parameters of /api/svg (`step` and `lang` do not
+    change it): an address that names its content, so browsers, proxies and CDNs may cache it
+    (a long max-age, an ETag with the app's version, 304 on If-None-Match)."""
+    return cache.cached_get(request, lambda: trace_answer(request))
+
+
+def trace_answer(request: Request) -> Response:
+    try:
+        q = parse_query(dict(request.query_params), default_source=False)
+    except QueryError as err:
+        return JSONResponse(err.to_dict(), status_code=err.status)
+    settings = get_settings()
+    result = run(q.source, q.values, accumulate=q.accumulate, order=q.order,
+                 limits=settings.limits)
     return JSONResponse(result.to_dict())

@@ -7,17 +7,21 @@ the grads the other accumulation would give — and the page only moves an index
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Body, Request
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse, Response
 from fastapi.templating import Jinja2Templates
 from pydantic import BaseModel, ConfigDict, Field
 
+from app import cache
 from app.config import get_settings
+from app.errors import SafeJSONResponse as JSONResponse  # strict JSON: never a NaN token
+from app.errors import to_json
 from app.query import (
     ACCUMULATE,
     FORMAT_VERSION,
@@ -27,6 +31,13 @@ from app.query import (
     parse_lang,
     parse_query,
     permalink,
+)
+from app.schemas import (
+    JSON_ERRORS,
+    PAGE_RESPONSES,
+    SVG_PARAMETERS,
+    SVG_RESPONSES,
+    VIEW_PARAMETERS,
 )
 from engine import draw
 
@@ -41,18 +52,75 @@ EXAMPLES: list[dict[str, Any]] = [
         "title": {"en": "L = xy + x (fan-out, +=)", "zh": "L = xy + x(扇出与 +=)"},
         "source": "x*y + x",
         "values": {"x": 2, "y": 3},
+        "lesson": "compare_assign",
     },
     {
         "id": "max",
         "title": {"en": "(x·y)·max(x·y, z)", "zh": "(x·y)·max(x·y, z)"},
         "source": "(x*y)*max(x*y, z)",
         "values": {"x": 2, "y": 3, "z": 4},
+        "lesson": "forward",
+    },
+    {
+        "id": "max-missing",
+        "title": {"en": "max without b's backward", "zh": "缺少 b 的 backward 的 max"},
+        "source": "a = x*y\nb = max(a, z)   # the notes' b has no backward of its own\nL = a*b",
+        "values": {"x": 2, "y": 3, "z": 4},
+        "lesson": "mistakes",
+        "lesson_mode": "missing",
+    },
+    {
+        "id": "zero-grad",
+        "title": {"en": "Descent without zero_grad", "zh": "不清零 grad 的梯度下降"},
+        "source": "w = 3.0\nL = (w - 1)**2",
+        "values": {},
+        "lesson": "mistakes",
+        "lesson_mode": "zero_grad",
+    },
+    {
+        "id": "jacobian-rows",
+        "title": {"en": "A vector output (VJP)", "zh": "向量输出(VJP)"},
+        "source": "x = [1.0, 2.0, 3.0]\nW = [[1.0, 0.0, 2.0], [0.0, 3.0, 1.0]]\ny = W @ x * x[0]",
+        "values": {},
+        "lesson": "mistakes",
+        "lesson_mode": "vector",
     },
     {
         "id": "product",
         "title": {"en": "(xy + x)(x − y)", "zh": "(xy + x)(x − y)"},
         "source": "(x*y + x)*(x - y)",
         "values": {"x": 2, "y": 3},
+        "lesson": "practice",
+    },
+    {
+        "id": "diamonds",
+        "title": {"en": "A chain of diamonds (order)", "zh": "菱形链(拓扑排序)"},
+        "source": (
+            "# each step uses h twice: the paths from L back to x double at every diamond\n"
+            "x = 0.5\nh = x\nfor i in range(12):\n    h = sin(h) + cos(h)\nL = h"
+        ),
+        "values": {},
+        "lesson": "orders",
+    },
+    {
+        "id": "kink",
+        "title": {"en": "ReLU and |x| at 0 (grad check)", "zh": "ReLU 与 |x| 在 0 处(梯度检查)"},
+        "source": (
+            "# relu and abs bend at 0: the check flags x[1] instead of failing it\n"
+            "x = [-1.0, 0.0, 2.0]\nw = [0.5, -1.5, 2.0]\nL = (relu(x)*w + abs(x)).sum()"
+        ),
+        "values": {},
+        "lesson": "gradcheck",
+    },
+    {
+        "id": "second-derivative",
+        "title": {"en": "d²/dx² x³ with grad()", "zh": "用 grad() 求 x³ 的二阶导"},
+        "source": (
+            "x = 3\ny = x**3\n# the first backward pass, built as a graph: g = 3x² = 27\n"
+            "g = grad(y, x)\n# stepping backward through g is the second pass: x.grad = 6x = 18\ng"
+        ),
+        "values": {},
+        "lesson": "higher",
     },
     {
         "id": "neuron",
@@ -63,6 +131,7 @@ EXAMPLES: list[dict[str, Any]] = [
             "n = x1*w1 + x2*w2 + b\no = tanh(n)"
         ),
         "values": {},
+        "lesson": "code",
     },
     {
         "id": "sigmoid-mse",
@@ -72,6 +141,7 @@ EXAMPLES: list[dict[str, Any]] = [
             "L = ((sigmoid(W@x + b) - y)**2).sum()"
         ),
         "values": {},
+        "lesson": "shapes",
     },
     {
         "id": "softmax-ce",
@@ -81,6 +151,7 @@ EXAMPLES: list[dict[str, Any]] = [
             "# fused: dz = softmax(z) - onehot(2)\nL = cross_entropy(z, 2)"
         ),
         "values": {},
+        "lesson": "shapes",
     },
     {
         "id": "broadcast",
@@ -90,12 +161,35 @@ EXAMPLES: list[dict[str, Any]] = [
             "L = ((X + b)**2).mean()"
         ),
         "values": {},
+        "lesson": "shapes",
     },
     {
         "id": "batched-matmul",
         "title": {"en": "A batched matmul", "zh": "批量矩阵乘法"},
         "source": "A = randn(2, 3, 4)\nB = randn(2, 4, 2)\nC = A @ B\nL = C.sum()",
         "values": {},
+        "lesson": "shapes",
+    },
+    {
+        "id": "broadcast-batch",
+        "title": {"en": "Broadcast: (2,3,4) back to (3,1)", "zh": "广播:(2,3,4) 折回 (3,1)"},
+        "source": (
+            "A = randn(2, 3, 4)\nB = randn(4, 4)\nc = randn(3, 1)   # one scale per row, "
+            "shared by the batch\nC = (A @ B) * c\nL = C.sum()"
+        ),
+        "values": {},
+        "lesson": "shapes",
+    },
+    {
+        "id": "saved",
+        "title": {"en": "What backward keeps alive", "zh": "backward 保留什么"},
+        "source": (
+            "W = randn(4, 3)\nx = randn(3)\nh = tanh(W @ x)     # tanh keeps its output\n"
+            "target = const(h)   # detached: no backward runs through it\n"
+            "v = randn(4)\np = sigmoid(v * h)\nL = ((p - target)**2).sum()"
+        ),
+        "values": {},
+        "lesson": "memory",
     },
     {
         "id": "rnn",
@@ -105,6 +199,7 @@ EXAMPLES: list[dict[str, Any]] = [
             "for t in range(4):\n    h = tanh(Wh @ h + Wx @ xs[t])\nL = h.sum()"
         ),
         "values": {},
+        "lesson": "compare_assign",
     },
 ]
 
@@ -126,6 +221,13 @@ def strings() -> dict[str, dict[str, str]]:
     return data
 
 
+def lesson_tabs() -> list[str]:
+    """The lesson panel's tabs: every lesson of engine.lessons, then the page-only practice."""
+    from engine.lessons import LESSONS
+
+    return [*LESSONS, "practice"]
+
+
 def _engine() -> Any:
     import engine  # late: the engine is a library; import it once the app is up
 
@@ -141,6 +243,27 @@ def _max_drawn() -> int:
 
 
 def run_view(
+    source: str,
+    values: dict[str, Any] | None,
+    accumulate: str = "add",
+    order: str = "dfs",
+    *,
+    keep_values: bool = False,
+    collapse: bool = False,
+    lang: str = "en",
+) -> dict[str, Any]:
+    """`make_view`, from the worker's cache when the same program was drawn lately (the view
+    is shared: read it, never change it)."""
+    return cache.cached_view(
+        (source, values, accumulate, order, keep_values, collapse, lang),
+        lambda: make_view(
+            source, values, accumulate, order, keep_values=keep_values, collapse=collapse,
+            lang=lang,
+        ),
+    )
+
+
+def make_view(
     source: str,
     values: dict[str, Any] | None,
     accumulate: str = "add",
@@ -213,7 +336,7 @@ def run_view(
 
 def _json_for_script(data: Any) -> str:
     """JSON that is safe inside <script type="application/json">: no `</`, no `<!--`."""
-    text = json.dumps(data, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    text = to_json(data).decode("utf-8")  # strict: a NaN is null, never a token JSON lacks
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 
@@ -235,6 +358,12 @@ def _page(request: Request, template: str, *, embed: bool) -> Response:
     except QueryError as err:
         view = {"error": err.to_dict()["error"], "status": err.status}
     source = query.source if query else params.get("source", "")
+    # The editor shows the program, but never more of it than a program may hold: a page
+    # opened at an over-long address does not echo it back in full.
+    limit = _limits().max_source_chars
+    if len(source) > limit:
+        source = source[:limit]
+        query = dataclasses.replace(query, source=source) if query else None
     trace = view.get("trace")
     step = None
     if trace is not None and query is not None:
@@ -285,6 +414,7 @@ def _page(request: Request, template: str, *, embed: bool) -> Response:
         "collapsible": view.get("collapsible", False),
         "collapse": view.get("collapsed") is not None,
         "full_link": permalink(query, "/") if query else "/",
+        "lesson_tabs": lesson_tabs(),  # static/lessons.js
     }
     response = templates.TemplateResponse(request=request, name=template, context=context)
     response.headers["Content-Security-Policy"] = _CSP.format(ancestors="*" if embed else "'self'")
@@ -293,13 +423,23 @@ def _page(request: Request, template: str, *, embed: bool) -> Response:
     return response
 
 
-@router.get("/", response_class=HTMLResponse)
+@router.get(
+    "/",
+    response_class=HTMLResponse,
+    responses=PAGE_RESPONSES,
+    openapi_extra={"parameters": VIEW_PARAMETERS},
+)
 def index(request: Request) -> Response:
     """The interactive page, opened at the program and step in the address (a permalink)."""
     return _page(request, "index.html", embed=False)
 
 
-@router.get("/embed", response_class=HTMLResponse)
+@router.get(
+    "/embed",
+    response_class=HTMLResponse,
+    responses=PAGE_RESPONSES,
+    openapi_extra={"parameters": VIEW_PARAMETERS},
+)
 def embed(request: Request) -> Response:
     """The same view without the page's chrome, for iframes."""
     return _page(request, "embed.html", embed=True)
@@ -331,10 +471,19 @@ def _wrap(text: str, width: int) -> list[str]:
     return lines[:8]
 
 
-@router.get("/api/svg", responses={200: {"content": {"image/svg+xml": {}}}})
+@router.get(
+    "/api/svg",
+    response_class=Response,
+    responses=SVG_RESPONSES,
+    openapi_extra={"parameters": SVG_PARAMETERS},
+)
 def api_svg(request: Request) -> Response:
     """The graph at a step as SVG, for <img src> in course notes. A program that cannot run
-    gets a 4xx whose body is an SVG that shows why."""
+    gets a 4xx whose body is an SVG that shows why. Cached as its address names it (app.cache)."""
+    return cache.cached_get(request, lambda: svg_answer(request))
+
+
+def svg_answer(request: Request) -> Response:
     params = dict(request.query_params)
     try:
         q = parse_query(params, default_source=False)
@@ -373,7 +522,7 @@ def api_svg(request: Request) -> Response:
 class RenderRequest(BaseModel):
     """POST /api/render: what POST /api/trace takes, plus the page's own switches."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", strict=True)
     source: str = Field(max_length=1_000_000)
     values: dict[str, Any] | None = None
     accumulate: str = "add"
@@ -383,13 +532,18 @@ class RenderRequest(BaseModel):
     lang: str = "en"
 
 
-@router.post("/api/render")
-def api_render(body: Annotated[RenderRequest, Body()]) -> JSONResponse:
+@router.post("/api/render", responses=JSON_ERRORS)
+def api_render(body: Annotated[RenderRequest, Body()]) -> Response:
     """The page's re-run: {trace, contrast, svg, draw_error, values, dropped}, or {error, status}
     when the program cannot run (the status /api/trace would give, 400 or 413)."""
     if body.accumulate not in ACCUMULATE or body.order not in ORDERS:
         err = QueryError("accumulate is add|assign and order is dfs|kahn", "options", 422)
         return JSONResponse(err.to_dict(), status_code=422)
+    return cache.keep_if(*render_answer(body))  # app.cache.AnswerCache keeps it
+
+
+def render_answer(body: RenderRequest) -> tuple[Response, bool]:
+    """POST /api/render's answer, and whether it may be kept (app.cache)."""
     view = run_view(
         body.source,
         body.values,
@@ -404,5 +558,5 @@ def api_render(body: Annotated[RenderRequest, Body()]) -> JSONResponse:
         # a 4xx here would also land in the browser console on every keystroke.
         return JSONResponse(
             {"error": view["error"], "status": view["status"], "values": view.get("values")}
-        )
-    return JSONResponse(view)
+        ), False
+    return JSONResponse(view), cache.cacheable_view(view)

@@ -373,13 +373,15 @@ def code(
     named_ops: list[tuple[str, str]] = []  # (name, predicted grad_fn) printed after backward
     jax_ok = True
 
-    def count_assignments(body: tuple[Any, ...]) -> None:
+    def count_assignments(body: tuple[Any, ...], times: int = 1) -> None:
+        """How often each name is assigned, up to 2 (all that matters: once, or more). A loop
+        body counts twice: it may run more than once. One walk, however deep the loops nest
+        (walking a loop body twice per level was 2**depth walks)."""
         for st in body:
             if isinstance(st, ir.Assign):
-                assigned_count[st.name] = assigned_count.get(st.name, 0) + 1
+                assigned_count[st.name] = min(2, assigned_count.get(st.name, 0) + times)
             elif isinstance(st, ir.Loop):
-                count_assignments(st.body)
-                count_assignments(st.body)  # a loop body runs more than once
+                count_assignments(st.body, 2)
 
     count_assignments(program.body)
 

@@ -6,6 +6,11 @@ topological order with each op's Jacobian–vector product (JVP): d(a·b) = ȧ·
 One pass gives one column of the Jacobian — for a scalar L, one entry of ∇L — so the gradient
 takes one pass per input element, against one reverse pass (a vector–Jacobian product, VJP,
 seeded with L̄ = 1) for all of them. Both give the same gradient; `same` says whether they do.
+
+Bounded: at most MAX_PASSES passes, fewer when passes × op nodes would pass MAX_TANGENT_EVALS
+(`computed`, `limit`); SHOWN_PASSES of them are sent for stepping, fewer once their tangents
+hold SHOWN_NUMBERS numbers (`shown`); the request's deadline (max_request_seconds) is checked
+per pass. A tangent that leaves float64's range is sent as null.
 """
 
 from __future__ import annotations
@@ -24,6 +29,7 @@ MAX_PASSES = 256  # forward passes computed (one per input element)
 MAX_TANGENT_EVALS = 200_000  # op tangents a request may compute: a large graph gets fewer passes
 SHOWN_ELEMENTS = 64  # a tangent larger than this is sent as null (its shape is in the trace)
 SHOWN_PASSES = 12  # passes whose tangents are sent for stepping
+SHOWN_NUMBERS = 100_000  # …and no more passes once their tangents hold this many numbers
 Array = np.ndarray
 Jvp = Callable[[Any, list[Array], list[Array], Array], Array]
 
@@ -163,20 +169,35 @@ def jvp_text(node: Value) -> str:
     return text
 
 
-def tangent_pass(topo: list[Value], seed: dict[int, Array]) -> dict[int, Array]:
-    """One forward-mode pass: every node's tangent, given the leaves' tangents in `seed`."""
-    tangents: dict[int, Array] = {}
+def tangent_pass(
+    topo: list[Value], seed: dict[int, Array], *, dense: bool = True
+) -> dict[int, Array | None]:
+    """One forward-mode pass: every node's tangent, given the leaves' tangents in `seed`.
+
+    Every JVP is linear in the tangents, so a node whose inputs all have tangent 0 has tangent
+    0 without computing it (and without 0·∞ = NaN from a rule evaluated at a constant): a
+    one-hot seed touches only what depends on its leaf. With `dense=False` those zeros are
+    left as None."""
+    tangents: dict[int, Array | None] = {}
     with np.errstate(all="ignore"):
         for node in topo:
             if node.op is None:
-                tangents[node.seq] = seed.get(node.seq, np.zeros(node.data.shape))
+                tangents[node.seq] = seed.get(node.seq)
                 continue
             t = [tangents[x.seq] for x in node.inputs]
+            if all(ti is None for ti in t):
+                tangents[node.seq] = None
+                continue
+            t = [np.zeros(x.data.shape) if ti is None else ti for ti, x in zip(t, node.inputs)]
             x = [i.data for i in node.inputs]
             tangents[node.seq] = np.broadcast_to(
                 np.asarray(JVPS[node.op.name](node.op, x, t, node.data), dtype=np.float64),
                 node.data.shape,
             ).copy()
+    if dense:
+        for node in topo:
+            if tangents[node.seq] is None:
+                tangents[node.seq] = np.zeros(node.data.shape)
     return tangents
 
 
@@ -187,30 +208,37 @@ def forward_mode(
     root = prog.output
     topo = dfs_order(root)
     ops = sum(1 for n in topo if n.op is not None)
-    leaves = [n for n in prog.leaves if any(n.seq == t.seq for t in topo)]
+    in_topo = {t.seq for t in topo}
+    leaves = [n for n in prog.leaves if n.seq in in_topo]
     inputs = [(leaf, idx) for leaf in leaves for idx in np.ndindex(leaf.data.shape)]
     n_inputs = len(inputs)
     passes = []
     forward_grad: dict[int, Array] = {leaf.seq: np.zeros(leaf.data.shape) for leaf in leaves}
     cap = max(1, min(MAX_PASSES, MAX_TANGENT_EVALS // max(1, ops)))
+    shown_numbers = 0  # numbers sent in the shown passes' tangents so far
     for p, (leaf, idx) in enumerate(inputs[:cap]):
         check_deadline()
         seed = np.zeros(leaf.data.shape)
         seed[idx] = 1.0
-        tangents = tangent_pass(topo, {leaf.seq: seed})
-        forward_grad[leaf.seq][idx] = float(np.sum(tangents[root.seq]))  # J·e_i, summed
-        if p < SHOWN_PASSES:
+        tangents = tangent_pass(topo, {leaf.seq: seed}, dense=False)
+        out_t = tangents[root.seq]
+        with np.errstate(all="ignore"):
+            forward_grad[leaf.seq][idx] = 0.0 if out_t is None else float(np.sum(out_t))
+        if p < SHOWN_PASSES and shown_numbers < SHOWN_NUMBERS:
+            shown = {}
+            for n in topo:
+                tn = tangents[n.seq]
+                if n.data.size > SHOWN_ELEMENTS:
+                    shown[prog.id(n)] = None
+                else:
+                    shown[prog.id(n)] = number(np.zeros(n.data.shape) if tn is None else tn)
+                    shown_numbers += n.data.size
             passes.append(
                 {
                     "leaf": prog.id(leaf),
                     "label": leaf.label,
                     "index": [int(i) for i in idx],
-                    "tangents": {
-                        prog.id(n): number(tangents[n.seq])
-                        if tangents[n.seq].size <= SHOWN_ELEMENTS
-                        else None
-                        for n in topo
-                    },
+                    "tangents": shown,
                 }
             )
     reverse, _topo = reverse_walk(root)  # the gradient by one reverse pass

@@ -28,8 +28,8 @@ from engine.value import Value
 Saves = Callable[[Sequence[bool]], list[str]]
 
 # Ids listed in the steps' `alive` lists, summed over the steps (about 8 bytes of JSON each).
-# A chain of n saving ops lists about n²/2: up to about 1,000 of them fit.
-MAX_ALIVE_CELLS = 500_000
+# A chain of n saving ops lists about n²/2: up to about 1,400 of them fit.
+MAX_ALIVE_CELLS = 1_000_000
 
 
 def _pair(a: str, b: str) -> Saves:

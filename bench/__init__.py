@@ -1,0 +1,1 @@
+"""gradtrace's benchmarks: `python -m bench` (see bench/__main__.py)."""

@@ -1,0 +1,76 @@
+"""One step in the browser: Chromium (Debian's, through Playwright) on a 200-node graph.
+
+The page already holds the whole trace and the laid-out drawing; a step is `setPos(k)`: the
+page restyles the SVG and the table. Timed inside the page, with the style and layout it
+forces (getBoundingClientRect), for every step forwards.
+"""
+
+from __future__ import annotations
+
+import os
+import urllib.parse
+from typing import Any
+
+from bench.load import HOST, server
+from bench.measure import median, percentile
+from bench.programs import sized_program
+
+CHROMIUM = os.environ.get("GRADTRACE_CHROMIUM", "/usr/bin/chromium")
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+STEP_ALL = """
+() => {
+  const g = window.gradtrace;
+  const svg = document.querySelector('#graph svg');
+  const table = document.querySelector('#grad-table');
+  const times = [];
+  const n = g.maxPos();
+  for (let round = 0; round < 2; round++) {
+    g.setPos(0);
+    for (let k = 1; k <= n; k++) {
+      const t0 = performance.now();
+      g.setPos(k);
+      svg.getBoundingClientRect();
+      table.getBoundingClientRect();
+      times.push(performance.now() - t0);
+    }
+  }
+  return {times, steps: n, nodes: svg.querySelectorAll('g.node').length};
+}
+"""
+
+
+def one_step(quick: bool) -> dict[str, Any]:
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {"skipped": "playwright is not installed (the test extra)"}
+    if not os.path.exists(CHROMIUM):
+        return {"skipped": f"no Chromium at {CHROMIUM}"}
+    source = sized_program(200)
+    with server(1) as (port, _), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            url = f"http://{HOST}:{port}/?" + urllib.parse.urlencode({"source": source})
+            page.goto(url, timeout=120_000)
+            page.wait_for_selector("#graph svg g.node", timeout=120_000)
+            result = page.evaluate(STEP_ALL)
+        finally:
+            browser.close()
+    times = [t / 1000 for t in result["times"]]
+    return {
+        "steps": result["steps"],
+        "nodes": result["nodes"],
+        "median": median(times),
+        "p95": percentile(times, 95),
+        "max": max(times),
+    }

@@ -1,0 +1,83 @@
+"""Graphviz in a warm helper process (engine/layout.py) draws exactly what `dot -Tsvg` draws,
+says why a graph is refused in `dot`'s own words, and stays bounded in time; and the engine's
+scalar fast path (engine/ops.py) computes what the array path computes."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import warnings
+
+import numpy as np
+import pytest
+
+from engine import draw, layout, ops, run
+from engine.value import leaf
+
+needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
+
+
+@needs_dot
+@pytest.mark.parametrize(
+    "source",
+    [
+        "x*y + x",
+        "W = randn(3, 4)\nx = randn(4)\nL = cross_entropy(W @ x, 2)",
+        "w = 0.9\nh = 1.0\nfor i in range(12):\n    h = h*w\nL = h",
+    ],
+)
+def test_the_helper_draws_exactly_what_dot_draws(source: str) -> None:
+    dot = draw.to_dot(run(source).to_dict(), None).encode()
+    by_dot = subprocess.run(["dot", "-Tsvg"], input=dot, capture_output=True, check=True).stdout
+    by_helper = layout.run_dot(dot, timeout=30)
+    assert by_helper.returncode == 0
+    assert by_helper.stdout == by_dot
+
+
+@needs_dot
+def test_a_refused_graph_gets_dots_own_error() -> None:
+    done = layout.run_dot(b"digraph { a -> }", timeout=30)
+    assert done.returncode != 0 and b"syntax error" in done.stderr
+    assert layout.run_dot(b"digraph { a -> b }", timeout=30).returncode == 0  # still working
+
+
+@needs_dot
+def test_a_layout_past_its_time_is_stopped_and_the_next_one_works() -> None:
+    big = "digraph { " + " ".join(f"n{i} -> n{(i * 7919) % 3000};" for i in range(3000)) + " }"
+    with pytest.raises(subprocess.TimeoutExpired):
+        layout.run_dot(big.encode(), timeout=0.05)
+    assert layout.run_dot(b"digraph { a -> b }", timeout=30).returncode == 0
+
+
+def test_quiet_switches_numpy_warnings_off_once_and_restores_them() -> None:
+    before = np.geterr()
+    with ops.quiet():
+        assert np.geterr()["over"] == "ignore"
+        with ops.quiet():  # re-entrant
+            pass
+        assert np.geterr()["over"] == "ignore"
+    assert np.geterr() == before
+
+
+def test_an_overflow_outside_quiet_is_an_op_error_and_no_warning() -> None:
+    x = leaf(1e308, "x")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(ops.OpError):
+            x * 10.0
+        with pytest.raises(ops.OpError):
+            x * leaf(10.0)
+
+
+def test_scalar_ops_keep_float64_values_and_agree_with_the_array_path() -> None:
+    x, y = leaf(0.3, "x"), leaf(-1.7, "y")
+    out = ((x * y).tanh() + x.exp() / y) ** 2
+    assert out.data.shape == () and out.data.dtype == np.float64
+    out.backward()
+    vx, vy = np.array([0.3]), np.array([-1.7])
+    X, Y = leaf(vx), leaf(vy)
+    ref = ((X * Y).tanh() + X.exp() / Y) ** 2
+    ref.backward()
+    assert float(out.data) == pytest.approx(float(ref.data[0]), rel=1e-15)
+    assert float(x.grad) == pytest.approx(float(X.grad[0]), rel=1e-14)
+    assert float(y.grad) == pytest.approx(float(Y.grad[0]), rel=1e-14)

@@ -130,6 +130,19 @@ def reverse_walk(
     return grads, topo
 
 
+def op_work(node: Value) -> int:
+    """About how many multiply-adds evaluating one op node takes: its largest array for an
+    elementwise op or a reduction, m·k·n for a matrix product (which dominates: 128³ = 2M)."""
+    if node.op is None:
+        return 0
+    sizes = [node.data.size] + [x.data.size for x in node.inputs]
+    if node.op.name == "matmul" and len(node.inputs) == 2:
+        a = node.inputs[0].data
+        k = a.shape[-1] if a.ndim else 1
+        return max(max(sizes), int(node.data.size) * int(k))
+    return int(max(sizes))
+
+
 def op_nodes(topo: list[Value]) -> list[Value]:
     """The op nodes whose local backward runs (they need a gradient)."""
     return [n for n in topo if n.op is not None and n.requires_grad]

@@ -8,9 +8,10 @@ takes one pass per input element, against one reverse pass (a vector–Jacobian 
 seeded with L̄ = 1) for all of them. Both give the same gradient; `same` says whether they do.
 
 Bounded: at most MAX_PASSES passes, fewer when passes × op nodes would pass MAX_TANGENT_EVALS
-(`computed`, `limit`); SHOWN_PASSES of them are sent for stepping, fewer once their tangents
-hold SHOWN_NUMBERS numbers (`shown`); the request's deadline (max_request_seconds) is checked
-per pass. A tangent that leaves float64's range is sent as null.
+or their multiply-adds MAX_WORK (`computed`, `limit`); SHOWN_PASSES of them are sent for
+stepping, fewer once their tangents hold SHOWN_NUMBERS numbers (`shown`); the request's
+deadline (max_request_seconds) is checked per pass. A tangent that leaves float64's range is
+sent as null.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from typing import Any
 import numpy as np
 
 from engine.graph import dfs_order
-from engine.lessons.common import load, number, reverse_walk
+from engine.lessons.common import load, number, op_work, reverse_walk
 from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
 from engine.value import Value
 
 MAX_PASSES = 256  # forward passes computed (one per input element)
 MAX_TANGENT_EVALS = 200_000  # op tangents a request may compute: a large graph gets fewer passes
+# …and multiply-adds (common.op_work): a 128×128 matmul's JVP is two 2M-flop products per pass
+MAX_WORK = 300_000_000
 SHOWN_ELEMENTS = 64  # a tangent larger than this is sent as null (its shape is in the trace)
 SHOWN_PASSES = 12  # passes whose tangents are sent for stepping
 SHOWN_NUMBERS = 100_000  # …and no more passes once their tangents hold this many numbers
@@ -188,7 +191,10 @@ def tangent_pass(
             if all(ti is None for ti in t):
                 tangents[node.seq] = None
                 continue
-            t = [np.zeros(x.data.shape) if ti is None else ti for ti, x in zip(t, node.inputs)]
+            t = [
+                np.zeros(x.data.shape) if ti is None else ti
+                for ti, x in zip(t, node.inputs, strict=True)
+            ]
             x = [i.data for i in node.inputs]
             tangents[node.seq] = np.broadcast_to(
                 np.asarray(JVPS[node.op.name](node.op, x, t, node.data), dtype=np.float64),
@@ -214,7 +220,8 @@ def forward_mode(
     n_inputs = len(inputs)
     passes = []
     forward_grad: dict[int, Array] = {leaf.seq: np.zeros(leaf.data.shape) for leaf in leaves}
-    cap = max(1, min(MAX_PASSES, MAX_TANGENT_EVALS // max(1, ops)))
+    work = sum(op_work(n) for n in topo)  # per pass; a JVP costs about twice its op
+    cap = max(1, min(MAX_PASSES, MAX_TANGENT_EVALS // max(1, ops), MAX_WORK // max(1, 2 * work)))
     shown_numbers = 0  # numbers sent in the shown passes' tangents so far
     for p, (leaf, idx) in enumerate(inputs[:cap]):
         check_deadline()

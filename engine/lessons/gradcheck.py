@@ -16,11 +16,15 @@ crosses a kink (relu or abs at 0, a max/min tie) the difference quotient is not 
 and the element is flagged "kink", not failed.
 
 Where float64 cannot take the difference at all, the element is "unchecked", with its `reason`:
-x ± ε rounds back to x (above |x| ≈ 9e10 float64's spacing is wider than 2ε: x = 1e308), or
-L(x ± ε) or the quotient is not finite. If no element could be checked the verdict is
-"unchecked" (not a vacuous "pass"). Nothing non-finite is ever sent: such numbers are
-null. Bounded: at most MAX_ELEMENTS elements, fewer when 2·(op nodes) per element would pass
-MAX_OP_EVALS, and the request's deadline (max_request_seconds) is checked per element.
+x ± ε rounds back to x (above |x| ≈ 9e10 float64's spacing is wider than 2ε: x = 1e308),
+L(x ± ε) or the quotient is not finite, or |L| is so large that rounding alone (u·|L|/ε) would
+keep the check from even a warn (L = 1e308 + y·y: L(y ± ε) are the same float). If no element
+could be checked the verdict is "unchecked" (not a vacuous "pass"). Nothing non-finite is ever
+sent: such numbers are null.
+
+Bounded: at most MAX_ELEMENTS elements, fewer when 2·(op nodes) per element would pass
+MAX_OP_EVALS (or their multiply-adds MAX_WORK), and the request's deadline
+(max_request_seconds) is checked per element.
 """
 
 from __future__ import annotations
@@ -29,15 +33,17 @@ from typing import Any
 
 import numpy as np
 
-from engine.lessons.common import load, number
+from engine.lessons.common import load, number, op_work
 from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
 from engine.program import run
 from engine.value import Value
 
 EPS = 1e-5
+U = 2.0**-53  # float64's unit roundoff
 PASS, WARN = 1e-7, 1e-4
 MAX_ELEMENTS = 64  # leaf elements checked per request (each costs two forward passes)
 MAX_OP_EVALS = 200_000  # op evaluations a check may make, so a large graph checks fewer elements
+MAX_WORK = 300_000_000  # …and multiply-adds (common.op_work), so large matmuls check fewer too
 KINK_OPS = {"relu", "abs", "max", "min"}
 
 
@@ -69,6 +75,21 @@ def unchecked_reason(step: float, f_up: float, f_down: float, numeric: float) ->
     return None
 
 
+def lost_in_rounding(
+    step: float, f_up: float, f_down: float, numeric: float, analytic: float
+) -> str | None:
+    """The rounding part of the error, u·|L|/step, can swamp the difference itself: L = 1e308 +
+    y·y cannot show y's change of ε (L(y±ε) round to the same float). Where that noise alone
+    keeps the check from even a "warn", the element is unchecked rather than failed."""
+    noise = 2 * U * max(abs(f_up), abs(f_down)) / step
+    if noise > WARN * (abs(numeric) + abs(analytic)):
+        return (
+            f"L ≈ {max(abs(f_up), abs(f_down)):.3g} is too large for a change of ε to show in "
+            f"float64 (rounding alone can move the difference quotient by {noise:.3g})"
+        )
+    return None
+
+
 class Forward:
     """The program's forward pass again, with some leaf values replaced (no graph is built)."""
 
@@ -76,6 +97,7 @@ class Forward:
         self.nodes = nodes
         self.output = output
         self.ops = sum(1 for n in nodes if n.op is not None)
+        self.work = sum(op_work(n) for n in nodes)  # multiply-adds per pass, about
 
     def __call__(self, override: dict[int, np.ndarray]) -> tuple[float, list[np.ndarray]]:
         """L = Σ output at these leaf values, and the kink ops' arguments (x, or a − b)."""
@@ -120,7 +142,9 @@ def gradcheck(
     analytic = run(source, values, accumulate=accumulate, order=order, limits=limits)
     grads = {n.seq: n.grad for n in analytic.nodes}
     forward = Forward(prog.nodes, prog.output)
-    budget = max(1, MAX_OP_EVALS // max(1, 2 * forward.ops))
+    budget = max(
+        1, min(MAX_OP_EVALS // max(1, 2 * forward.ops), MAX_WORK // max(1, 2 * forward.work))
+    )
     cap = max(1, min(int(max_elements), MAX_ELEMENTS, budget))
     base_value, base_kinks = forward({})
     rows: list[dict[str, Any]] = []
@@ -147,8 +171,10 @@ def gradcheck(
                 numeric = (f_up - f_down) / step if step else float("nan")
             a = float(g[index])
             reason = unchecked_reason(step, f_up, f_down, numeric)
-            kink = reason is None and crosses_kink(base_kinks, k_up, k_down)
             rel = relative_error(numeric, a) if reason is None else float("inf")
+            if reason is None and verdict(rel) != "pass":
+                reason = lost_in_rounding(step, f_up, f_down, numeric, a)
+            kink = reason is None and crosses_kink(base_kinks, k_up, k_down)
             mark = "unchecked" if reason else "kink" if kink else verdict(rel)
             rows.append(
                 {

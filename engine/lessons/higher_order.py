@@ -79,9 +79,7 @@ def higher(
                 "value": x0,
                 "analytic": a,
                 "numeric": None if reason else numeric,  # null: not checkable (`unchecked`)
-                "agree": None
-                if reason
-                else bool(np.isclose(a, numeric, rtol=1e-6, atol=1e-8)),
+                "agree": None if reason else bool(np.isclose(a, numeric, rtol=1e-6, atol=1e-8)),
             }
         )
     return {

@@ -123,9 +123,7 @@ def missing(prog: Program, drop: str | None) -> dict[str, Any]:
         "wrong": [
             prog.id(n)
             for n in prog.leaves
-            if not np.allclose(
-                grads.get(n.seq, 0.0), wrong.get(n.seq, 0.0), equal_nan=True
-            )
+            if not np.allclose(grads.get(n.seq, 0.0), wrong.get(n.seq, 0.0), equal_nan=True)
         ],
         "received": number(grads[chosen.seq]),  # the grad that reached it and went no further
     }

@@ -6,7 +6,8 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
-    GRADTRACE_ASSETS=/srv/gradtrace
+    GRADTRACE_ASSETS=/srv/gradtrace \
+    OPENBLAS_NUM_THREADS=1
 
 # Graphviz's `dot` draws every graph; its dependencies bring a default font. librsvg2-bin
 # (rsvg-convert) draws the PNGs of `gradtrace render`, the command-line exports.

@@ -275,7 +275,7 @@
           el("td", { text: row.analytic.toPrecision(8) }),
           el("td", { text: row.numeric === null ? "—" : row.numeric.toPrecision(8) }),
           el("td", { text: row.rel_error === null ? "∞" : row.rel_error.toExponential(1) }),
-          el("td", { class: "ls-verdict " + row.verdict, text: t(row.verdict === "kink" ? "ls_gc_kinkword" : "ls_gc_" + row.verdict) }));
+          el("td", { class: "ls-verdict " + row.verdict, title: row.reason || "", text: t(row.verdict === "kink" ? "ls_gc_kinkword" : "ls_gc_" + row.verdict) }));
         if (i === k) tr.setAttribute("aria-current", "true");
         tb.append(tr);
       });

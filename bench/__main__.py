@@ -42,6 +42,7 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
 
     results: dict[str, Any] = {}
+    load_before = os.getloadavg()[0]
     started = time.perf_counter()
     for row in only:
         t = time.perf_counter()
@@ -56,6 +57,8 @@ def main(argv: list[str] | None = None) -> int:
         "python": platform.python_version(),
         "cpus": os.cpu_count(),
         "mode": "tiny" if args.tiny else ("quick" if quick else "full"),
+        # Other work on the machine shows in every number; the load average says how much.
+        "load": (load_before, os.getloadavg()[0]),
     }
     print(report(results))
     if args.json:
@@ -333,9 +336,10 @@ def report(r: dict[str, Any]) -> str:
     out += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
     meta = r.get("_meta", {})
     out.append("")
+    load = meta.get("load") or (float("nan"), float("nan"))
     out.append(
-        f"{meta.get('mode', '')} run, {meta.get('cpus')} CPUs, Python "
-        f"{meta.get('python')}, {meta.get('seconds', 0):.0f} s."
+        f"{meta.get('mode', '')} run, {meta.get('cpus')} CPUs, Python {meta.get('python')}, "
+        f"{meta.get('seconds', 0):.0f} s; load average {load[0]:.1f} before, {load[1]:.1f} after."
     )
     if details:
         out += ["", *details]

@@ -72,6 +72,42 @@ def backward(
             if op is None or not node.requires_grad:
                 continue  # leaves and constants: nothing to pass on
             inputs = node.inputs
+            data = node.data
+            if type(data) is _F64 and len(inputs) <= 2:
+                # The forward's fast path made this node: an elementwise op on one or two
+                # scalars. The same rule, with ScalarMath, and no lists to build.
+                a = inputs[0]
+                x = a.data
+                if type(x) is _NDARRAY and not x.shape:
+                    x = x[()]
+                if len(inputs) == 1:
+                    if type(x) is _F64:
+                        (ga,) = op.gradient(node.grad, (x,), data, (True,), SCALAR_MATH)
+                        edge = _add(node, op, 0, a, ga, assign)
+                        if recorder is not None:
+                            recorder.step(node, [edge])
+                        continue
+                else:
+                    b = inputs[1]
+                    y = b.data
+                    if type(y) is _NDARRAY and not y.shape:
+                        y = y[()]
+                    if type(x) is _F64 and type(y) is _F64:
+                        na, nb = a.requires_grad, b.requires_grad
+                        ga, gb = op.gradient(node.grad, (x, y), data, (na, nb), SCALAR_MATH)
+                        if recorder is None:
+                            if na:
+                                _add(node, op, 0, a, ga, assign)
+                            if nb:
+                                _add(node, op, 1, b, gb, assign)
+                        else:
+                            pair = []
+                            if na:
+                                pair.append(_add(node, op, 0, a, ga, assign))
+                            if nb:
+                                pair.append(_add(node, op, 1, b, gb, assign))
+                            recorder.step(node, pair)
+                        continue
             needs = []
             ins = []
             # All scalars (the forward's fast path made this node): ScalarMath, float64s.
@@ -113,6 +149,20 @@ _NDARRAY = np.ndarray
 # The grads of scalars are float64 scalars (immutable, so one zero and one seed serve all).
 _ZERO: Any = np.float64(0.0)
 _ONE: Any = np.float64(1.0)
+
+
+def _add(
+    node: Value, op: Op, i: int, x: Value, contribution: Any, assign: bool
+) -> tuple[int, Any, Any, Any]:
+    """x.grad += contribution (or = it, the classic bug), checked; the edge for the recorder."""
+    before = x.grad
+    if type(contribution) is not _F64 or type(before) is not _F64:
+        contribution = _checked(op, i, contribution, x, node)
+    elif not math.isfinite(contribution):
+        raise _non_finite(node, contribution)
+    after = contribution.copy() if assign else before + contribution
+    x.grad = after
+    return (i, contribution, before, after)
 
 
 def _checked(op: Op, i: int, contribution: Any, x: Value, node: Value) -> np.ndarray:

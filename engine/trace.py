@@ -76,9 +76,14 @@ class TraceRecorder:
         # cost); the fields are in Term's order.
         terms = tuple([_new(Term, (inputs[arg], arg, c, before, after, node))
                        for arg, c, before, after in edges])
-        if len(terms) == 1:
+        # The last value of each input (x*x changes x twice); one and two inputs, the usual
+        # cases, without building a dict.
+        n = len(terms)
+        if n == 1:
             changed: tuple[tuple[Value, np.ndarray], ...] = ((terms[0][0], terms[0][4]),)
-        else:  # the last value of each input (x*x changes x twice)
+        elif n == 2 and terms[0][0] is not terms[1][0]:
+            changed = ((terms[0][0], terms[0][4]), (terms[1][0], terms[1][4]))
+        else:
             changed = tuple({t[0].seq: (t[0], t[4]) for t in terms}.values())
         assert node.grad is not None
         self.steps.append(_new(Step, (node, "backward", node.grad, terms, changed)))

@@ -233,7 +233,10 @@ class Pow(Binary):
     """
 
     name, symbol, rules = "pow", "**", ("ū·{1}·{0}^({1}−1)", "ū·{out}·ln {0}")
-    domain_hint = "a negative base with a fractional exponent, a zero base with a negative exponent, or a result too large for float64"
+    domain_hint = (
+        "a negative base with a fractional exponent, a zero base with a negative exponent, "
+        "or a result too large for float64"
+    )
 
     def compute(self, a: Array, b: Array) -> Array:
         return np.power(a, b)
@@ -555,7 +558,8 @@ class Reshape(Op):
 
 
 class Transpose(Op):
-    """f(x) = x with its axes permuted (reversed by default);  x̄ += ū with the inverse permutation."""
+    """f(x) = x with its axes permuted (reversed by default);
+    x̄ += ū with the inverse permutation."""
 
     name, symbol, rules = "transpose", "ᵀ", ("ū transposed back",)
 

@@ -252,7 +252,9 @@ class Trace(NotebookDisplay):
             "topo": [ids[n.seq] for n in self.topo],
             "steps": [self.step_dict(step, ids) for step in self.steps],
             "grads": {
-                node.label: to_json(self.grad_of(node)) for node in self.nodes if node.kind == "leaf"
+                node.label: to_json(self.grad_of(node))
+                for node in self.nodes
+                if node.kind == "leaf"
             },
         }
 

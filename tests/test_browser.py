@@ -11,9 +11,6 @@ import json
 import os
 import re
 import shutil
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -49,35 +46,7 @@ sync_api = pytest.importorskip("playwright.sync_api")
 # ---- one server, one browser -----------------------------------------------------------------
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-@pytest.fixture(scope="session")
-def base_url() -> Iterator[str]:
-    import uvicorn
-
-    from app.main import app
-
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=5)
-
-
-# The `browser` fixture (one Chromium for the whole suite) is in conftest.py.
+# The `browser` and `base_url` fixtures (one Chromium, one server) are in conftest.py.
 
 
 class Watch:

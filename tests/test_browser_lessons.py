@@ -1,15 +1,12 @@
 """The lesson panel in real Chromium: each lesson switched on and stepped through.
 
-Uses the session's one browser (`browser` in conftest.py) and a server of its own. Like
+Uses the session's one browser and one server (`browser`, `base_url` in conftest.py). Like
 test_browser.py, every test checks that the page logged no console error and asked no other
 origin for anything.
 """
 
 from __future__ import annotations
 
-import socket
-import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 from urllib.parse import quote
@@ -19,32 +16,9 @@ import pytest
 pytestmark = pytest.mark.browser
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
-def url() -> Iterator[str]:
-    import uvicorn
-
-    from app.main import app
-
-    port = _free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 15
-    while not server.started:
-        if time.monotonic() > deadline:
-            raise RuntimeError("the test server did not start")
-        time.sleep(0.02)
-    yield f"http://127.0.0.1:{port}"
-    server.should_exit = True
-    thread.join(timeout=5)
+def url(base_url: str) -> str:
+    return base_url
 
 
 @pytest.fixture

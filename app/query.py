@@ -13,7 +13,6 @@ from __future__ import annotations
 import base64
 import binascii
 import json
-import math
 import re
 import zlib
 from collections.abc import Mapping
@@ -21,18 +20,17 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlencode
 
+from engine import valuespec
+
 FORMAT_VERSION = 1  # `v=`: links of a newer format are refused, not misread
 MAX_Z_CHARS = 65_536  # length of a compressed `z=` parameter
 MAX_INFLATED_BYTES = 65_536  # a `z=` never inflates past this (a zip bomb stops here)
-MAX_VALUES_CHARS = 65_536  # length of the `values` parameter
 MAX_STEP = 10**9  # `step` is clamped anyway; this keeps int() of absurd input cheap
 DEFAULT_SOURCE = "x*y + x"
 DEFAULT_VALUES: dict[str, Any] = {"x": 2.0, "y": 3.0}
 ACCUMULATE = ("add", "assign")
 ORDERS = ("dfs", "kahn")
 LANGS = ("en", "zh")
-
-_NAME_RE = re.compile(r"^[^\W\d]\w*$", re.UNICODE)
 
 
 class QueryError(Exception):
@@ -167,70 +165,12 @@ def _step_param(raw: str | None) -> int | None:
 
 
 def parse_values(text: str) -> dict[str, Any]:
-    text = text.strip()
-    if not text:
-        return {}
-    if len(text) > MAX_VALUES_CHARS:
-        raise QueryError(
-            f"values is longer than {MAX_VALUES_CHARS} characters", "values", 413, "too_large"
-        )
-    if text.startswith("{"):
-        try:
-            obj = json.loads(text, parse_constant=_no_constant)
-        except (ValueError, RecursionError) as exc:
-            raise QueryError(f"values is not valid JSON: {exc}", "values") from None
-        if not isinstance(obj, dict):
-            raise QueryError("values must be a JSON object", "values")
-        out: dict[str, Any] = {}
-        for key, val in obj.items():
-            out[_check_name(str(key))] = _check_value(key, val)
-        return out
-    out = {}
-    for part in re.split(r"[,;&\s]+", text):
-        if not part:
-            continue
-        m = re.fullmatch(r"([^=:]+)[=:](.*)", part)
-        if not m:
-            raise QueryError(
-                f"values are written name=number, like x=2,y=3 (got {_show(part)})", "values"
-            )
-        name, num = _check_name(m.group(1).strip()), m.group(2).strip()
-        out[name] = _number(name, num)
-    return out
-
-
-def _no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number here")
-
-
-def _check_name(name: str) -> str:
-    if not _NAME_RE.match(name):
-        raise QueryError(f"{_show(name)} is not a name", "values")
-    return name
-
-
-def _number(name: str, text: str) -> float:
+    """The engine's values parser (shared with the CLI), its errors as query errors."""
     try:
-        x = float(text)
-    except ValueError:
-        raise QueryError(f"the value for {name} is not a number: {_show(text)}", "values") from None
-    if not math.isfinite(x):
-        raise QueryError(f"the value for {name} must be finite", "values")
-    return x
-
-
-def _check_value(name: str, val: Any, depth: int = 0) -> Any:
-    if depth > 8:
-        raise QueryError(f"the value for {name} is nested too deeply", "values")
-    if isinstance(val, bool) or val is None or isinstance(val, (str, dict)):
-        raise QueryError(
-            f"the value for {name} must be a number or a nested list of numbers", "values"
-        )
-    if isinstance(val, (int, float)):
-        if not math.isfinite(float(val)):
-            raise QueryError(f"the value for {name} must be finite", "values")
-        return float(val)
-    return [_check_value(name, v, depth + 1) for v in val]
+        return valuespec.parse_values(text)
+    except valuespec.ValuesError as err:
+        code = "too_large" if err.http_status == 413 else "bad_query"
+        raise QueryError(err.message, "values", err.http_status, code) from None
 
 
 def format_values(values: Mapping[str, Any]) -> str:

@@ -23,13 +23,13 @@ What the drawing shows (the legend, in words):
 from __future__ import annotations
 
 import functools
+import html
 import math
 import re
 import subprocess
 import threading
 import time
 import unicodedata
-import xml.etree.ElementTree as ET
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -79,9 +79,6 @@ _HEAT_CELL = "#fffffc"
 _ID_RE = re.compile(r"^n[0-9]+$")
 _SAFE_CLASS_RE = re.compile(r"[^A-Za-z0-9_-]")
 SVG_NS = "http://www.w3.org/2000/svg"
-XLINK_NS = "http://www.w3.org/1999/xlink"
-ET.register_namespace("", SVG_NS)
-ET.register_namespace("xlink", XLINK_NS)
 
 
 class DrawError(Exception):
@@ -852,43 +849,119 @@ def to_svg(dot_text: str, timeout: float = LAYOUT_TIMEOUT) -> str:
     return proc.stdout.decode("utf-8")
 
 
-def _q(tag: str) -> str:
-    return f"{{{SVG_NS}}}{tag}"
+_UNSAFE_ATTR_RE = re.compile(r'\s(?:[\w:-]*href|on[\w:-]*)="[^"]*"', re.IGNORECASE)
 
 
-def _fill(el: ET.Element) -> str:
-    return (el.get("fill") or "").lower()
+def escape_attr(text: str) -> str:
+    """Escape text for an XML attribute value or text node."""
+    return (
+        str(text)
+        .replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+    )
+
+
+def _safe(line: str) -> str:
+    """Drop any attribute that could link out or run script (Graphviz writes none of ours,
+    but the drawing is inlined into a page, so nothing is trusted)."""
+    end = line.find(">")
+    if end < 0:
+        return line
+    tag = line[:end]
+    if "href" not in tag and " on" not in tag and " ON" not in tag.upper():
+        return line
+    return _UNSAFE_ATTR_RE.sub("", tag) + line[end:]
+
+
+def _text_of(line: str) -> str:
+    """The text content of a one-line `<text ...>content</text>`, unescaped."""
+    start = line.find(">") + 1
+    end = line.rfind("</text>")
+    return html.unescape(line[start:end]) if 0 < start <= end else ""
+
+
+def _add_attrs(line: str, extra: str) -> str:
+    """`line` (one element as Graphviz writes it, `<tag a="..." ...`) with `extra` attributes
+    (already escaped) added after the tag's name: for attributes Graphviz never writes."""
+    cut = line.index(" ")
+    return line[:cut] + extra + line[cut:]
 
 
 def finish_svg(svg: str, lay: _Layout, trace: Mapping[str, Any] | None = None) -> str:
     """Tag the laid-out SVG: ids and classes on the texts the page rewrites per step (`nX-grad`,
     `nX-head`, `nX-g-3` ...), the outline and grad cell of each node, edge labels; heat maps
-    drawn into their reserved cells; future edge labels hidden. Drops Graphviz's `<title>`
-    (node names) in favour of readable ones, and any attribute that could link out."""
-    root = ET.fromstring(svg)
+    drawn into their reserved cells; future edge labels hidden. Drops Graphviz's prologue,
+    comments and `<title>`s (node names) in favour of readable titles, and any attribute that
+    could link out.
+
+    Works on Graphviz's SVG as the text it is (one element a line; a node or an edge is one
+    `<g>` with nothing nested in it): a streaming rewrite, faster than parsing a tree and
+    writing it out again."""
     by_id = {n["id"]: n for n in (trace or {}).get("nodes", [])}
     terms = edge_terms(trace) if trace else {}  # once: per edge it made this quadratic
-    for g in root.iter(_q("g")):
-        cls = (g.get("class") or "").split()
-        gid = g.get("id") or ""
-        if "node" in cls:
-            _finish_node(g, gid, lay, by_id.get(gid))
-        elif "edge" in cls:
-            texts = list(g.iter(_q("text")))
-            for t in texts:
-                t.set("class", "elabel")
-                t.set("id", gid + "-label")
-            if "future" in cls:
-                for t in texts:
-                    t.set("visibility", "hidden")
-            title = g.find(_q("title"))
-            if title is not None:
-                title.text = _edge_title(gid, terms)
-    for el in root.iter():
-        for attr in list(el.attrib):
-            if attr.endswith("href") or attr.startswith("on"):
-                del el.attrib[attr]
-    return ET.tostring(root, encoding="unicode")
+    lines = svg.split("\n")
+    out: list[str] = []
+    i, n = 0, len(lines)
+    while i < n and not lines[i].startswith("<svg"):
+        i += 1  # the XML declaration, DOCTYPE and Graphviz's comments
+    while i < n:
+        line = lines[i]
+        i += 1
+        if line.startswith("<!--"):
+            while "-->" not in line and i < n:
+                line = lines[i]
+                i += 1
+            continue
+        if line.startswith("<g "):
+            # Ids and classes are ours ([A-Za-z0-9_-]); Graphviz writes `-` as `&#45;`.
+            line = _safe(line.replace("&#45;", "-"))
+            found = _G_RE.match(line)
+            cls = found.group(2).split() if found else []
+            if "node" in cls or "edge" in cls:
+                assert found is not None
+                group = [line]
+                while i < n and not lines[i].startswith("</g>"):
+                    group.append(_safe(lines[i]))
+                    i += 1
+                i += 1  # the group's </g>
+                gid = found.group(1)
+                if "node" in cls:
+                    _finish_node(group, gid, cls, lay, by_id.get(gid))
+                else:
+                    _finish_edge(group, gid, cls, terms)
+                out.extend(group)
+                out.append("</g>")
+                continue
+        if line:
+            out.append(_safe(line))
+    return "\n".join(out) + "\n"
+
+
+_G_RE = re.compile(r'<g id="([^"]*)" class="([^"]*)"')
+_X_RE = re.compile(r' x="([^"]*)"')
+_SIZE_RE = re.compile(r' font-size="([^"]*)"')
+_POINTS_RE = re.compile(r' points="([^"]*)"')
+
+
+def _retitle(group: list[str], title: str) -> None:
+    for k, line in enumerate(group):
+        if line.startswith("<title>"):
+            group[k] = f"<title>{escape_attr(title)}</title>"
+            return
+
+
+def _finish_edge(
+    group: list[str], gid: str, cls: list[str], terms: Mapping[str, Mapping[str, Any]]
+) -> None:
+    extra = f' class="elabel" id="{gid}-label"' + (
+        ' visibility="hidden"' if "future" in cls else ""
+    )
+    for k, line in enumerate(group):
+        if line.startswith("<text"):
+            group[k] = _add_attrs(line, extra)
+    _retitle(group, _edge_title(gid, terms))
 
 
 def _edge_title(eid: str, terms: Mapping[str, Mapping[str, Any]]) -> str:
@@ -898,38 +971,53 @@ def _edge_title(eid: str, terms: Mapping[str, Mapping[str, Any]]) -> str:
     return f"{term.get('rule', '')} = {term.get('contribution')}"
 
 
-def _finish_node(g: ET.Element, gid: str, lay: _Layout, node: Mapping[str, Any] | None) -> None:
+def _finish_node(
+    group: list[str],
+    gid: str,
+    cls: list[str],
+    lay: _Layout,
+    node: Mapping[str, Any] | None,
+) -> None:
     roles = lay.roles.get(gid)
-    texts = list(g.iter(_q("text")))
+    texts = [k for k, line in enumerate(group) if line.startswith("<text")]
     if roles and len(roles) == len(texts):
-        for t, role in zip(texts, roles, strict=True):
+        for k, role in zip(texts, roles, strict=True):
+            line = group[k]
             element = role[:2] in ("v-", "g-")
-            t.set("class", role[0] if element else role)
-            if role not in ("caption",):
-                t.set("id", f"{gid}-{role}")
-            if element and t.get("text-anchor") == "start" and t.text:
-                # Matrix numbers are right-aligned: anchor them at their right edge, so a
-                # page that rewrites them per step keeps the column straight.
-                size = float(t.get("font-size") or FONT_SIZE)
-                right = float(t.get("x") or 0) + text_width(t.text, size)
-                t.set("x", f"{right:.2f}")
-                t.set("text-anchor", "end")
-    shapes = [el for el in g.iter() if el.tag in (_q("polygon"), _q("path"))]
-    if shapes:
-        shapes[-1].set("class", "outline")
-    changed = "changed" in (g.get("class") or "").split()
-    for el in shapes:
-        if _fill(el) == _GRAD_CELL:
-            el.set("class", "gcell")
-            el.set("id", f"{gid}-gcell")
-            el.set("fill", STYLE["changed_bg"] if changed else STYLE["grad_bg"])
+            extra = f' class="{role[0] if element else role}"'
+            if role != "caption":
+                extra += f' id="{gid}-{role}"'
+            if element and ' text-anchor="start"' in line:
+                content = _text_of(line)
+                x, size = _X_RE.search(line), _SIZE_RE.search(line)
+                if content and x:
+                    # Matrix numbers are right-aligned: anchor them at their right edge, so
+                    # a page that rewrites them per step keeps the column straight.
+                    right = float(x.group(1)) + text_width(
+                        content, float(size.group(1)) if size else FONT_SIZE
+                    )
+                    line = line[: x.start()] + f' x="{right:.2f}"' + line[x.end() :]
+                    line = line.replace(' text-anchor="start"', ' text-anchor="end"', 1)
+            group[k] = _add_attrs(line, extra)
+    shapes = [k for k, line in enumerate(group) if line.startswith(("<polygon", "<path"))]
+    changed = "changed" in cls
+    placeholders: list[int] = []
+    for k in shapes:
+        line = group[k]
+        if f'fill="{_GRAD_CELL}"' in line:
+            fill = STYLE["changed_bg"] if changed else STYLE["grad_bg"]
+            line = line.replace(f'fill="{_GRAD_CELL}"', f'fill="{fill}"', 1)
+            group[k] = _add_attrs(line, f' class="gcell" id="{gid}-gcell"')
+        elif f'fill="{_HEAT_CELL}"' in line:
+            placeholders.append(k)
+    if shapes and ' class="' not in group[shapes[-1]]:  # not the grad cell, not a heat map
+        if f'fill="{_HEAT_CELL}"' not in group[shapes[-1]]:
+            group[shapes[-1]] = _add_attrs(group[shapes[-1]], ' class="outline"')
     heat = lay.heat.get(gid) or []
-    placeholders = [el for el in shapes if _fill(el) == _HEAT_CELL]
-    for el, (kind, colours) in zip(placeholders, heat, strict=False):
-        _draw_heat(g, el, gid, kind, colours)
-    title = g.find(_q("title"))
-    if title is not None and node is not None:
-        title.text = node_title(node)
+    for k, (kind, colours) in zip(placeholders, heat, strict=False):
+        group[k] = _heat_group(group[k], gid, kind, colours)
+    if node is not None:
+        _retitle(group, node_title(node))
 
 
 def node_title(node: Mapping[str, Any]) -> str:
@@ -946,58 +1034,34 @@ def node_title(node: Mapping[str, Any]) -> str:
     return "\n".join(parts)
 
 
-def _draw_heat(
-    g: ET.Element, placeholder: ET.Element, gid: str, kind: str, colours: list[list[str]]
-) -> None:
-    pts = [tuple(map(float, p.split(","))) for p in (placeholder.get("points") or "").split()]
+def _heat_group(placeholder: str, gid: str, kind: str, colours: list[list[str]]) -> str:
+    """The heat map drawn over its reserved cell (a polygon Graphviz laid out): one rect a
+    block, in a group the page finds by id."""
+    found = _POINTS_RE.search(placeholder)
+    points = found.group(1) if found else ""
+    pts = [tuple(map(float, p.split(","))) for p in points.split()]
     if not pts:
-        return
+        return placeholder
     x0 = min(p[0] for p in pts)
     y0 = min(p[1] for p in pts)
-    parent = _parent_of(g, placeholder)
-    if parent is None:
-        return
-    idx = list(parent).index(placeholder)
-    parent.remove(placeholder)
-    group = ET.Element(_q("g"), {"class": f"heat heat-{kind}", "id": f"{gid}-{kind}heat"})
-    ET.SubElement(
-        group,
-        _q("rect"),
-        {
-            "x": f"{x0 - 0.5:g}",
-            "y": f"{y0 - 0.5:g}",
-            "width": f"{len(colours[0]) * HEAT_CELL + 1 if colours else 0}",
-            "height": f"{len(colours) * HEAT_CELL + 1}",
-            "fill": "none",
-            "stroke": STYLE["muted"],
-            "stroke-width": "0.5",
-            "class": "heat-frame",
-        },
-    )
+    width = len(colours[0]) * HEAT_CELL + 1 if colours else 0
+    parts = [
+        f'<g class="heat heat-{kind}" id="{gid}-{kind}heat">',
+        f'<rect x="{x0 - 0.5:g}" y="{y0 - 0.5:g}" width="{width}" '
+        f'height="{len(colours) * HEAT_CELL + 1}" fill="none" stroke="{STYLE["muted"]}" '
+        f'stroke-width="0.5" class="heat-frame"/>',
+    ]
     k = 0
     for i, row in enumerate(colours):
         for j, colour in enumerate(row):
-            ET.SubElement(
-                group,
-                _q("rect"),
-                {
-                    "x": f"{x0 + j * HEAT_CELL:g}",
-                    "y": f"{y0 + i * HEAT_CELL:g}",
-                    "width": str(HEAT_CELL),
-                    "height": str(HEAT_CELL),
-                    "fill": colour,
-                    "id": f"{gid}-{kind}h-{k}",
-                },
+            parts.append(
+                f'<rect x="{x0 + j * HEAT_CELL:g}" y="{y0 + i * HEAT_CELL:g}" '
+                f'width="{HEAT_CELL}" height="{HEAT_CELL}" fill="{colour}" '
+                f'id="{gid}-{kind}h-{k}"/>'
             )
             k += 1
-    parent.insert(idx, group)
-
-
-def _parent_of(root: ET.Element, child: ET.Element) -> ET.Element | None:
-    for el in root.iter():
-        if child in list(el):
-            return el
-    return None
+    parts.append("</g>")
+    return "".join(parts)
 
 
 def render_svg(

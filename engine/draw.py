@@ -108,12 +108,19 @@ def fmt(x: float | int | None) -> str:
     if x == 0:
         return "0"
     sign = "-" if x < 0 else ""
-    d = Decimal(abs(x))
-    e = d.adjusted()
-    mant = d.scaleb(-e).quantize(Decimal("1.000"), rounding=ROUND_HALF_UP)
-    if mant >= 10:
-        mant, e = Decimal("1.000"), e + 1
-    digits = str(mant).replace(".", "")  # four digits
+    ax = abs(x)
+    near = "%.6e" % ax
+    if near[5:8] != "500":
+        # Not a tie, so printf's rounding (half to even) is the same as ours: C speed.
+        sci = "%.3e" % ax
+        digits, e = sci[0] + sci[2:5], int(sci[6:])
+    else:  # maybe exactly halfway: round the exact binary value half away from zero
+        d = Decimal(ax)
+        e = d.adjusted()
+        mant = d.scaleb(-e).quantize(Decimal("1.000"), rounding=ROUND_HALF_UP)
+        if mant >= 10:
+            mant, e = Decimal("1.000"), e + 1
+        digits = str(mant).replace(".", "")  # four digits
     if -4 <= e < 4:
         if e >= 0:
             whole, frac = digits[: e + 1], digits[e + 1 :]
@@ -127,7 +134,10 @@ def fmt(x: float | int | None) -> str:
 
 def _clean(text: str) -> str:
     """Drop control characters (a label is one line of visible text)."""
-    return "".join(" " if unicodedata.category(c)[0] == "C" else c for c in str(text))
+    text = str(text)
+    if text.isprintable():  # no control (nor format, nor separator) characters: as it is
+        return text
+    return "".join(" " if unicodedata.category(c)[0] == "C" else c for c in text)
 
 
 def escape_html(text: str) -> str:
@@ -155,6 +165,8 @@ def _css_class(text: str) -> str:
 def text_width(text: str, size: float = FONT_SIZE) -> float:
     """Width in points of `text` in the monospace font (wide characters count double)."""
     scale = size / FONT_SIZE
+    if text.isascii():
+        return scale * CHAR_W * len(text)
     return scale * sum(WIDE_W if unicodedata.east_asian_width(c) in "WF" else CHAR_W for c in text)
 
 

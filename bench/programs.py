@@ -17,7 +17,7 @@ def sized_program(n: int, salt: int = 0) -> str:
     shape: a new program of the same size."""
     rng = random.Random(n * 7919 + 13)
     k = min(max(2, n // 8), 40)
-    lines = [f"a{i} = {rng.uniform(-1, 1) + salt * 1e-6:.4f}" for i in range(k)]
+    lines = [f"a{i} = {rng.uniform(-1, 1) + salt * 1e-3:.4f}" for i in range(k)]
     names = [f"a{i}" for i in range(k)]
     count = k
     j = 0

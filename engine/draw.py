@@ -23,7 +23,6 @@ What the drawing shows (the legend, in words):
 from __future__ import annotations
 
 import functools
-import html
 import math
 import re
 import subprocess
@@ -56,9 +55,11 @@ MAX_CONCURRENT_LAYOUTS = 2  # `dot` processes at once; more callers wait, then g
 
 FONT = "DejaVu Sans Mono"
 FONT_SIZE = 11
+EDGE_FONT_SIZE = 10
 CHAR_W = 0.6021 * FONT_SIZE  # advance of one monospace character, in points
 WIDE_W = 1.0 * FONT_SIZE  # a CJK (east-asian wide) character
 PAD = 3  # CELLPADDING
+MATRIX_PAD = 1  # CELLPADDING of a matrix's numbers
 
 # One place for every colour and pen. The page's CSS uses the same classes.
 STYLE: dict[str, str] = {
@@ -109,10 +110,10 @@ def fmt(x: float | int | None) -> str:
         return "0"
     sign = "-" if x < 0 else ""
     ax = abs(x)
-    near = "%.6e" % ax
+    near = f"{ax:.6e}"
     if near[5:8] != "500":
         # Not a tie, so printf's rounding (half to even) is the same as ours: C speed.
-        sci = "%.3e" % ax
+        sci = f"{ax:.3e}"
         digits, e = sci[0] + sci[2:5], int(sci[6:])
     else:  # maybe exactly halfway: round the exact binary value half away from zero
         d = Decimal(ax)
@@ -328,6 +329,7 @@ class _Layout:
     dot: str
     roles: dict[str, list[str]] = field(default_factory=dict)
     heat: dict[str, list[tuple[str, list[list[str]]]]] = field(default_factory=dict)
+    cells: dict[str, int] = field(default_factory=dict)  # node id -> width of a matrix cell
     drawn: int = 0
 
 
@@ -453,7 +455,8 @@ def _build(
         + "];",
         f'  node [shape=plaintext fontname="{FONT}" fontsize={FONT_SIZE} '
         f'fontcolor="{STYLE["ink"]}" margin=0];',
-        f'  edge [fontname="{FONT}" fontsize=10 color="{STYLE["ink"]}" arrowsize=0.7];',
+        f'  edge [fontname="{FONT}" fontsize={EDGE_FONT_SIZE} color="{STYLE["ink"]}" '
+        "arrowsize=0.7];",
     ]
     for node in nodes:
         _node_id(node["id"])
@@ -464,12 +467,12 @@ def _build(
     for tail, head, eid, src, arg in edges:
         if tail != LOOP_BOX and uses.get(tail, 0) > COPY_FANOUT:
             copy_id = f"{src}-copy-{eid}"
-            label = escape_html(shorten(by_id.get(src, {}).get("label") or src, 12))
+            text = shorten(by_id.get(src, {}).get("label") or src, 12)
             lay.roles[copy_id] = ["copylabel"]
             out.append(
                 f'  "{copy_id}" [id="{copy_id}" class="copy copy-of-{src}" shape=box '
                 f'style="rounded,dashed" fontsize=9 height=0.2 margin="0.04,0.02" '
-                f"label=<{label}>];"
+                f"width={_box_width(text, 9, 0.04)} label=<{escape_html(text)}>];"
             )
             tail = copy_id
         term = None if LOOP_BOX in (tail, head) else terms.get(eid)
@@ -545,7 +548,8 @@ def _loop_box_dot(
     pen = 3 if "current" in cls else 1.5
     return (
         f'"{LOOP_BOX}" [id="{LOOP_BOX}" class="{" ".join(cls)}" shape=box '
-        f'style="rounded,dashed" penwidth={pen} margin="0.15,0.1" label=<{escape_html(text)}>];'
+        f'style="rounded,dashed" penwidth={pen} margin="0.15,0.1" '
+        f"width={_box_width(text, FONT_SIZE, 0.15)} label=<{escape_html(text)}>];"
     )
 
 
@@ -586,7 +590,7 @@ def _node_dot(
         lay.roles[nid] = ["constlabel"]
         return (
             f'{nid} [{attrs} shape=box style="rounded,dashed" fontsize=9 height=0.2 '
-            f'width=0.3 margin="0.05,0.02" color="{STYLE["const"]}" '
+            f'width={_box_width(text, 9, 0.05, 0.3)} margin="0.05,0.02" color="{STYLE["const"]}" '
             f'fontcolor="{STYLE["const"]}" label=<{escape_html(text)}>];'
         )
 
@@ -631,6 +635,7 @@ def _node_dot(
             roles.append("caption")
             roles += [f"v-{i}" for i in range(len(cells))]
             rows.append(_caption_row("data", _mini_table(vals, cw)))
+            lay.cells[nid] = math.ceil(cw)
             n_cols = 2
             if has_grad:
                 roles.append("caption")
@@ -672,9 +677,12 @@ def _node_dot(
     if kind == "op":
         symbol = node.get("symbol") or node.get("op") or "?"
         roles.insert(0, "op")
+        symbol = shorten(symbol, 14)
         op_cell = (
-            f'<TD ROWSPAN="{len(rows)}" BGCOLOR="{STYLE["op_bg"]}" CELLPADDING="{PAD + 2}">'
-            f"{_font(escape_html(shorten(symbol, 14)), bold=True)}</TD>"
+            f'<TD ROWSPAN="{len(rows)}" ALIGN="LEFT" BGCOLOR="{STYLE["op_bg"]}" '
+            f'CELLPADDING="{PAD + 2}" '
+            f'WIDTH="{math.ceil(text_width(symbol) + 2 * (PAD + 2) + 1)}">'
+            f"{_font(escape_html(symbol), bold=True)}</TD>"
         )
     table_rows = [f"<TR>{op_cell if i == 0 else ''}{r}</TR>" for i, r in enumerate(rows)]
     border = 3 if current else 1
@@ -689,6 +697,11 @@ def _node_dot(
     )
     fontcolor = f' fontcolor="{STYLE["offpath"]}"' if muted else ""
     return f"{nid} [{attrs}{fontcolor} label=<{table}>];"
+
+
+def _box_width(text: str, size: float, margin: float, least: float = 0.0) -> str:
+    """A box's width in inches for Graphviz: the text in our font plus the side margins."""
+    return f"{max(least, text_width(text, size) / 72 + 2 * margin + 0.02):.3f}"
 
 
 def _font(text: str, bold: bool = False) -> str:
@@ -711,8 +724,10 @@ def _caption_row(caption: str, inner: str, bg: str | None = None, border: int = 
     extra = f' BGCOLOR="{bg}"' if bg else ""
     if border:
         extra += f' BORDER="{border}" COLOR="{STYLE["ink"]}"'
+    width = math.ceil(text_width(caption, 9) + 2 * PAD + 2)
     return (
-        f'<TD ALIGN="LEFT" VALIGN="MIDDLE"><FONT POINT-SIZE="9" COLOR="{STYLE["muted"]}">'
+        f'<TD ALIGN="LEFT" VALIGN="MIDDLE" WIDTH="{width}">'
+        f'<FONT POINT-SIZE="9" COLOR="{STYLE["muted"]}">'
         f'{caption}</FONT></TD><TD ALIGN="LEFT"{extra}>{inner}</TD>'
     )
 
@@ -721,13 +736,16 @@ def _mini_table(rows: list[list[float]], cell_w: float, bold: bool = False) -> s
     body = "".join(
         "<TR>"
         + "".join(
-            f'<TD ALIGN="RIGHT" WIDTH="{math.ceil(cell_w)}">{_font(escape_html(fmt(x)), bold)}</TD>'
+            f'<TD ALIGN="LEFT" WIDTH="{math.ceil(cell_w)}">{_font(escape_html(fmt(x)), bold)}</TD>'
             for x in r
         )
         + "</TR>"
         for r in rows
     )
-    return f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="1">{body}</TABLE>'
+    return (
+        f'<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="{MATRIX_PAD}">'
+        f"{body}</TABLE>"
+    )
 
 
 def _heat_td(grid: np.ndarray) -> str:
@@ -774,7 +792,14 @@ def _edge_dot(
             state = "future"
         cls.append(state)
     if text and with_label:
-        attrs.append(f"label=<{_font(escape_html(text), bold=state == 'active')}>")
+        # A cell of the label's own size: Graphviz's layout reserves exactly that room.
+        width = math.ceil(text_width(text, EDGE_FONT_SIZE)) + 2
+        attrs.append(
+            'label=<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0"><TR>'
+            f'<TD ALIGN="LEFT" FIXEDSIZE="TRUE" WIDTH="{width}" '
+            f'HEIGHT="{EDGE_FONT_SIZE + 3}">{_font(escape_html(text), bold=state == "active")}'
+            "</TD></TR></TABLE>>"
+        )
     attrs.insert(1, f'class="{" ".join(cls)}"')
     return f'"{tail}" -> "{head}" [{" ".join(attrs)}];'
 
@@ -790,14 +815,17 @@ def _legend_dot(trace: Mapping[str, Any], sv: StepView, lang: str) -> str:
     s = strings(lang)
     n = step_count(trace) - 1
     title = s["step"].format(k=sv.index, n=n)
+    texts = [title, s["legend_current"], s["legend_active"], s["legend_changed"], s["legend_sent"]]
+    width = math.ceil(max(text_width(t, EDGE_FONT_SIZE) for t in texts)) + 6
+    cell = f'<TD ALIGN="LEFT" WIDTH="{width}"'
     rows = [
-        f'<TR><TD ALIGN="LEFT"><B>{escape_html(title)}</B></TD></TR>',
-        f'<TR><TD ALIGN="LEFT">{escape_html(s["legend_current"])}</TD></TR>',
-        f'<TR><TD ALIGN="LEFT"><FONT COLOR="{STYLE["active"]}"><B>'
+        f"<TR>{cell}><B>{escape_html(title)}</B></TD></TR>",
+        f"<TR>{cell}>{escape_html(s['legend_current'])}</TD></TR>",
+        f'<TR>{cell}><FONT COLOR="{STYLE["active"]}"><B>'
         f"{escape_html(s['legend_active'])}</B></FONT></TD></TR>",
-        f'<TR><TD ALIGN="LEFT" BGCOLOR="{STYLE["changed_bg"]}"><B>'
+        f'<TR>{cell} BGCOLOR="{STYLE["changed_bg"]}"><B>'
         f"{escape_html(s['legend_changed'])}</B></TD></TR>",
-        f'<TR><TD ALIGN="LEFT"><FONT COLOR="{STYLE["sent"]}">'
+        f'<TR>{cell}><FONT COLOR="{STYLE["sent"]}">'
         f"{escape_html(s['legend_sent'])}</FONT></TD></TR>",
     ]
     table = (
@@ -887,13 +915,6 @@ def _safe(line: str) -> str:
     return _UNSAFE_ATTR_RE.sub("", tag) + line[end:]
 
 
-def _text_of(line: str) -> str:
-    """The text content of a one-line `<text ...>content</text>`, unescaped."""
-    start = line.find(">") + 1
-    end = line.rfind("</text>")
-    return html.unescape(line[start:end]) if 0 < start <= end else ""
-
-
 def _add_attrs(line: str, extra: str) -> str:
     """`line` (one element as Graphviz writes it, `<tag a="..." ...`) with `extra` attributes
     (already escaped) added after the tag's name: for attributes Graphviz never writes."""
@@ -953,7 +974,6 @@ def finish_svg(svg: str, lay: _Layout, trace: Mapping[str, Any] | None = None) -
 
 _G_RE = re.compile(r'<g id="([^"]*)" class="([^"]*)"')
 _X_RE = re.compile(r' x="([^"]*)"')
-_SIZE_RE = re.compile(r' font-size="([^"]*)"')
 _POINTS_RE = re.compile(r' points="([^"]*)"')
 
 
@@ -999,15 +1019,14 @@ def _finish_node(
             extra = f' class="{role[0] if element else role}"'
             if role != "caption":
                 extra += f' id="{gid}-{role}"'
-            if element and ' text-anchor="start"' in line:
-                content = _text_of(line)
-                x, size = _X_RE.search(line), _SIZE_RE.search(line)
-                if content and x:
-                    # Matrix numbers are right-aligned: anchor them at their right edge, so
-                    # a page that rewrites them per step keeps the column straight.
-                    right = float(x.group(1)) + text_width(
-                        content, float(size.group(1)) if size else FONT_SIZE
-                    )
+            cell = lay.cells.get(gid)
+            if element and cell and ' text-anchor="start"' in line:
+                x = _X_RE.search(line)
+                if x:
+                    # Matrix numbers are laid out from their cell's left edge (Graphviz does
+                    # not measure our font) and right-aligned here: anchored at the cell's
+                    # right edge, so a page that rewrites them per step keeps the column.
+                    right = float(x.group(1)) + cell - 2 * MATRIX_PAD
                     line = line[: x.start()] + f' x="{right:.2f}"' + line[x.end() :]
                     line = line.replace(' text-anchor="start"', ' text-anchor="end"', 1)
             group[k] = _add_attrs(line, extra)
@@ -1022,9 +1041,9 @@ def _finish_node(
             group[k] = _add_attrs(line, f' class="gcell" id="{gid}-gcell"')
         elif f'fill="{_HEAT_CELL}"' in line:
             placeholders.append(k)
-    if shapes and ' class="' not in group[shapes[-1]]:  # not the grad cell, not a heat map
-        if f'fill="{_HEAT_CELL}"' not in group[shapes[-1]]:
-            group[shapes[-1]] = _add_attrs(group[shapes[-1]], ' class="outline"')
+    last = group[shapes[-1]] if shapes else ""
+    if last and ' class="' not in last and f'fill="{_HEAT_CELL}"' not in last:
+        group[shapes[-1]] = _add_attrs(last, ' class="outline"')  # not the grad cell, nor a map
     heat = lay.heat.get(gid) or []
     for k, (kind, colours) in zip(placeholders, heat, strict=False):
         group[k] = _heat_group(group[k], gid, kind, colours)

@@ -4,6 +4,9 @@ scalar fast path (engine/ops.py) computes what the array path computes."""
 
 from __future__ import annotations
 
+import math
+import os
+import re
 import shutil
 import subprocess
 import warnings
@@ -28,10 +31,32 @@ needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is 
 )
 def test_the_helper_draws_exactly_what_dot_draws(source: str) -> None:
     dot = draw.to_dot(run(source).to_dict(), None).encode()
-    by_dot = subprocess.run(["dot", "-Tsvg"], input=dot, capture_output=True, check=True).stdout
+    by_dot = subprocess.run(
+        ["dot", "-Tsvg"], input=dot, capture_output=True, check=True, env=layout.graphviz_env()
+    ).stdout
     by_helper = layout.run_dot(dot, timeout=30)
     assert by_helper.returncode == 0
     assert by_helper.stdout == by_dot
+
+
+@needs_dot
+def test_graphviz_runs_with_only_the_svg_renderer_and_the_dot_layout() -> None:
+    """No Pango: the boxes are as wide as engine/draw.py says (our font's advance), not as
+    Graphviz would measure the text."""
+    env = layout.graphviz_env()
+    plugins = sorted(os.listdir(env["GVBINDIR"]))
+    assert [p.split(".")[0] for p in plugins if p.startswith("lib")] == [
+        "libgvplugin_core",
+        "libgvplugin_dot_layout",
+    ]
+    label = "w" * 20  # Graphviz's own metrics would make a Times 'w' wider than ours
+    svg = draw.render_svg(run(f"{label} = 2.0\nL = {label}*{label}").to_dict(), None)
+    grad_cell = re.search(r'id="n0-gcell"[^>]*points="([^"]*)"', svg)
+    assert grad_cell is not None
+    xs = [float(p.split(",")[0]) for p in grad_cell.group(1).split()]
+    width = max(xs) - min(xs)
+    ours = draw.text_width(f"▶ {label} = 2") + 2 * draw.PAD + 2
+    assert abs(width - math.ceil(ours)) <= 1
 
 
 @needs_dot

@@ -60,6 +60,7 @@ CHAR_W = 0.6021 * FONT_SIZE  # advance of one monospace character, in points
 WIDE_W = 1.0 * FONT_SIZE  # a CJK (east-asian wide) character
 PAD = 3  # CELLPADDING
 MATRIX_PAD = 1  # CELLPADDING of a matrix's numbers
+ROOM_CHARS = 3  # boxes grow in steps of this many characters (see _room)
 
 # One place for every colour and pen. The page's CSS uses the same classes.
 STYLE: dict[str, str] = {
@@ -330,6 +331,8 @@ class _Layout:
     roles: dict[str, list[str]] = field(default_factory=dict)
     heat: dict[str, list[tuple[str, list[list[str]]]]] = field(default_factory=dict)
     cells: dict[str, int] = field(default_factory=dict)  # node id -> width of a matrix cell
+    geometry: str = ""  # the DOT with every text a placeholder: what Graphviz lays out
+    texts: dict[str, list[str]] = field(default_factory=dict)  # group id -> its texts, in order
     drawn: int = 0
 
 
@@ -484,6 +487,7 @@ def _build(
         out.append("  " + _legend_dot(trace, sv, lang))
     out.append("}")
     lay.dot = "\n".join(out) + "\n"
+    lay.geometry, lay.texts = _geometry(lay.dot)
     return lay
 
 
@@ -631,7 +635,7 @@ def _node_dot(
             vals = _matrix(node["value"])
             cells = [fmt(x) for r in vals for x in r]
             gall = [fmt(x) for g in hist.get(nid, []) for r in _matrix(g) for x in r]
-            cw = max(text_width(t) for t in cells + gall + ["0"]) + 2 * PAD
+            cw = _room(max(text_width(t) for t in cells + gall + ["0"]) + 2 * PAD)
             roles.append("caption")
             roles += [f"v-{i}" for i in range(len(cells))]
             rows.append(_caption_row("data", _mini_table(vals, cw)))
@@ -701,7 +705,14 @@ def _node_dot(
 
 def _box_width(text: str, size: float, margin: float, least: float = 0.0) -> str:
     """A box's width in inches for Graphviz: the text in our font plus the side margins."""
-    return f"{max(least, text_width(text, size) / 72 + 2 * margin + 0.02):.3f}"
+    return f"{max(least, _room(text_width(text, size), size) / 72 + 2 * margin + 0.02):.3f}"
+
+
+def _room(width: float, size: float = FONT_SIZE) -> int:
+    """Room for text `width` points wide, rounded up to whole ROOM_CHARS characters: a box
+    keeps its size (and the drawing its layout) when a number in it gets a digit longer."""
+    quantum = ROOM_CHARS * CHAR_W * size / FONT_SIZE
+    return math.ceil(math.ceil(width / quantum - 1e-9) * quantum)
 
 
 def _font(text: str, bold: bool = False) -> str:
@@ -715,7 +726,7 @@ def _td(
     if border:
         extra += f' BORDER="{border}" COLOR="{STYLE["ink"]}"'
     return (
-        f'<TD ALIGN="LEFT" WIDTH="{math.ceil(width + 2 * PAD + 2)}"{extra}>'
+        f'<TD ALIGN="LEFT" WIDTH="{_room(width + 2 * PAD + 2)}"{extra}>'
         f"{_font(escape_html(text), bold)}</TD>"
     )
 
@@ -793,7 +804,7 @@ def _edge_dot(
         cls.append(state)
     if text and with_label:
         # A cell of the label's own size: Graphviz's layout reserves exactly that room.
-        width = math.ceil(text_width(text, EDGE_FONT_SIZE)) + 2
+        width = _room(text_width(text, EDGE_FONT_SIZE) + 2, EDGE_FONT_SIZE)
         attrs.append(
             'label=<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0"><TR>'
             f'<TD ALIGN="LEFT" FIXEDSIZE="TRUE" WIDTH="{width}" '
@@ -936,6 +947,7 @@ def finish_svg(svg: str, lay: _Layout, trace: Mapping[str, Any] | None = None) -
     terms = edge_terms(trace) if trace else {}  # once: per edge it made this quadratic
     lines = svg.split("\n")
     out: list[str] = []
+    graph_texts: list[int] = []  # where in `out` the graph's own texts are
     i, n = 0, len(lines)
     while i < n and not lines[i].startswith("<svg"):
         i += 1  # the XML declaration, DOCTYPE and Graphviz's comments
@@ -960,6 +972,8 @@ def finish_svg(svg: str, lay: _Layout, trace: Mapping[str, Any] | None = None) -
                     i += 1
                 i += 1  # the group's </g>
                 gid = found.group(1)
+                if lay.texts:
+                    _put_texts(group, lay.texts.get(gid, []))
                 if "node" in cls:
                     _finish_node(group, gid, cls, lay, by_id.get(gid))
                 else:
@@ -968,11 +982,21 @@ def finish_svg(svg: str, lay: _Layout, trace: Mapping[str, Any] | None = None) -
                 out.append("</g>")
                 continue
         if line:
+            if line.startswith("<text"):
+                graph_texts.append(len(out))
             out.append(_safe(line))
+    if lay.texts:  # the legend's texts: in the graph itself, outside any node
+        own = [out[k] for k in graph_texts]
+        _put_texts(own, lay.texts.get("graph0", []))
+        for k, line in zip(graph_texts, own, strict=True):
+            out[k] = line
     return "\n".join(out) + "\n"
 
 
 _G_RE = re.compile(r'<g id="([^"]*)" class="([^"]*)"')
+_POINT_X_RE = re.compile(r"(-?[0-9.]+),-?[0-9.]+")
+_SHAPE_RE = re.compile(r' (?:d|points)="([^"]*)"')
+_CENTRED = ("constlabel", "copylabel", "loophead")  # labels that are one text in a box
 _X_RE = re.compile(r' x="([^"]*)"')
 _POINTS_RE = re.compile(r' points="([^"]*)"')
 
@@ -1031,6 +1055,18 @@ def _finish_node(
                     line = line.replace(' text-anchor="start"', ' text-anchor="end"', 1)
             group[k] = _add_attrs(line, extra)
     shapes = [k for k, line in enumerate(group) if line.startswith(("<polygon", "<path"))]
+    if roles and roles[0] in _CENTRED and shapes and len(texts) == 1:
+        # A label that is only text is placed by Graphviz's guess of its width: centre it
+        # on its box instead, so it sits right in our font whatever it says.
+        outline = _SHAPE_RE.search(group[shapes[-1]])
+        xs = [float(x) for x in _POINT_X_RE.findall(outline.group(1) if outline else "")]
+        if xs:
+            k = texts[0]
+            x = _X_RE.search(group[k])
+            if x:
+                line = group[k][: x.start()] + f' x="{(min(xs) + max(xs)) / 2:.2f}"'
+                line += group[k][x.end() :]
+                group[k] = line.replace(' text-anchor="start"', ' text-anchor="middle"', 1)
     changed = "changed" in cls
     placeholders: list[int] = []
     for k in shapes:
@@ -1095,6 +1131,64 @@ def _heat_group(placeholder: str, gid: str, kind: str, colours: list[list[str]])
     return "".join(parts)
 
 
+_LABEL_TEXT_RE = re.compile(r">([^<>]*[^<>\s][^<>]*)<")
+_DOT_ID_RE = re.compile(r'\bid="([^"]*)"')
+PLACEHOLDER = "x"
+
+
+def _geometry(dot: str) -> tuple[str, dict[str, list[str]]]:
+    """The DOT with every text in a label replaced by a placeholder, and the texts, by the id
+    of the node, edge or graph they belong to, in the order Graphviz draws them.
+
+    Every box and label is sized by us (WIDTH, FIXEDSIZE, `width`), never by its text, so
+    the layout depends on the shape of the program and the size of its boxes, not on what
+    they say: a new number in the same box is laid out (and cached, `to_svg`) once."""
+    texts: dict[str, list[str]] = {}
+    lines = dot.split("\n")
+    for k, line in enumerate(lines):
+        start = line.find("label=<")
+        if start < 0:
+            continue
+        end = line.rfind(">")
+        found = _DOT_ID_RE.search(line)
+        gid = found.group(1) if found and not line.lstrip().startswith("graph ") else "graph0"
+        own = texts.setdefault(gid, [])
+
+        def hide(m: re.Match[str], own: list[str] = own) -> str:
+            own.append(m.group(1))
+            return ">" + PLACEHOLDER + "<"
+
+        inner = line[start + len("label=<") : end]
+        if not inner.startswith("<"):  # a label that is just text
+            own.append(inner)
+            lines[k] = line[:start] + "label=<" + PLACEHOLDER + line[end:]
+            continue
+        lines[k] = line[:start] + _LABEL_TEXT_RE.sub(hide, line[start:end]) + line[end:]
+    return "\n".join(lines), texts
+
+
+class _TextsMismatch(Exception):
+    """The laid-out SVG has other texts than the DOT put in (see _geometry)."""
+
+
+def _svg_text(text: str) -> str:
+    """A label's text (escaped for an HTML-like label) as SVG text, as Graphviz writes it: a
+    space after a space is a no-break space, so runs of spaces keep their width."""
+    return re.sub(r"(?<= ) ", "&#160;", text)
+
+
+def _put_texts(lines: list[str], texts: list[str] | None) -> None:
+    """Put the real texts back into a group's `<text>` elements, in order."""
+    if texts is None:
+        return
+    slots = [k for k, line in enumerate(lines) if line.startswith("<text")]
+    if len(slots) != len(texts):
+        raise _TextsMismatch
+    for k, text in zip(slots, texts, strict=True):
+        line = lines[k]
+        lines[k] = line[: line.index(">") + 1] + _svg_text(text) + "</text>"
+
+
 def render_svg(
     trace: Mapping[str, Any],
     step: int | None = None,
@@ -1117,7 +1211,11 @@ def render_svg(
         max_nodes=max_nodes,
         collapse=collapse,
     )
-    return finish_svg(to_svg(lay.dot, timeout), lay, trace)
+    try:
+        return finish_svg(to_svg(lay.geometry or lay.dot, timeout), lay, trace)
+    except _TextsMismatch:  # never seen; a drawing with the real texts is always right
+        lay.texts = {}
+        return finish_svg(to_svg(lay.dot, timeout), lay, trace)
 
 
 def message_svg(title: str, lines: Sequence[str] = (), *, width: int = 640) -> str:

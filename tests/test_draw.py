@@ -470,3 +470,39 @@ def test_matrix_numbers_are_anchored_at_their_right_edge():
     w = next(n for n in trace["nodes"] if n["label"] == "W")
     col0 = [root.find(f".//*[@id='{w['id']}-v-{i}']") for i in (0, 2)]
     assert col0[0].get("x") == col0[1].get("x")
+
+
+def test_a_new_number_in_the_same_program_keeps_the_layout_and_costs_no_graphviz_run() -> None:
+    """Boxes are sized by the drawing, in steps of whole characters, never by Graphviz's
+    reading of their text; so a student who changes a number sees the same picture with the
+    new numbers, and the layout is reused (draw.to_svg's cache is keyed by the geometry)."""
+    before = draw.render_svg(run("x = 5.0\ny = 3.0\nL = x*y + x").to_dict(), None)
+    hits = draw.to_svg.cache_info().hits
+    after = draw.render_svg(run("x = 6.0\ny = 3.0\nL = x*y + x").to_dict(), None)
+    assert draw.to_svg.cache_info().hits == hits + 1
+
+    def geometry(svg: str) -> list[str]:
+        return [
+            re.sub(r">[^<]*</(text|title)>", "", line)
+            for line in svg.splitlines()
+            if not line.startswith(("<title", "value", "grad"))
+        ]
+
+    assert geometry(before) == geometry(after)
+    texts = " | ".join(ET.fromstring(after).itertext())
+    assert "x = 6" in texts and "x*y = 18" in texts and "L = 24" in texts
+    assert "x = 5" not in texts
+
+
+def test_text_only_labels_sit_in_the_middle_of_their_boxes() -> None:
+    svg = draw.render_svg(run("a = 2.0\nL = a*3.0 - 1.5").to_dict(), None)
+    root = ET.fromstring(svg)
+    for g in root.iter(f"{{{draw.SVG_NS}}}g"):
+        if "const" not in (g.get("class") or "").split():
+            continue
+        text = next(g.iter(f"{{{draw.SVG_NS}}}text"))
+        shape = [el for el in g if el.tag.endswith(("path", "polygon"))][-1]
+        coords = shape.get("d") or shape.get("points") or ""
+        xs = [float(x) for x in re.findall(r"(-?[0-9.]+),-?[0-9.]+", coords)]
+        assert text.get("text-anchor") == "middle"
+        assert abs(float(text.get("x") or 0) - (min(xs) + max(xs)) / 2) < 0.01

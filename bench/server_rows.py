@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import gzip
 import json
+import re
 from typing import Any
 
 from bench import anchors
@@ -30,6 +31,16 @@ def _render(client: InProcess, source: str) -> tuple[float, dict[str, Any], int]
     return answer.seconds, answer.json(), len(answer.body)
 
 
+def nudge(source: str) -> str:
+    """`source` with its first decimal number's last digit changed (same length)."""
+    found = re.search(r"[0-9]\.[0-9]+", source)
+    if not found:
+        return source
+    last = found.end() - 1
+    digit = str((int(source[last]) + 1) % 10)
+    return source[:last] + digit + source[last + 1 :]
+
+
 def first_picture(quick: bool, tiny: bool = False) -> dict[str, Any]:
     """New programs (never seen, so no cache helps): trace + drawing, server time."""
     from app import cache
@@ -48,14 +59,28 @@ def first_picture(quick: bool, tiny: bool = False) -> dict[str, Any]:
         if not quick:
             families += [("mlp 126", 126, lambda i: mlp_program(seed=i + 2))]
         for name, _, make in families:
-            times, nodes, sizes = [], 0, []
+            times, nodes, sizes, edits, reused = [], 0, [], [], 0
             for i in range(reps):
+                # A new shape: nothing cached, Graphviz lays it out.
                 cache.clear()
+                draw.to_svg.cache_clear()
                 seconds, body, wire = _render(client, make(i))
                 times.append(seconds)
                 sizes.append(wire)
                 nodes = len(body["trace"]["nodes"])
-            out["sizes"][name] = {"nodes": nodes, "median": median(times), "bytes": median(sizes)}
+                # The same program with one number changed, as a student edits it: a new
+                # program for the engine and the answer caches, the layout maybe reused.
+                cache.clear()
+                hits = draw.to_svg.cache_info().hits
+                edits.append(_render(client, nudge(make(i)))[0])
+                reused += draw.to_svg.cache_info().hits - hits
+            out["sizes"][name] = {
+                "nodes": nodes,
+                "median": median(times),
+                "bytes": median(sizes),
+                "edit": median(edits),
+                "reused": reused / reps,
+            }
         big: dict[str, Any] = {}
         for name, make, n in (
             ("dag 500", lambda i: sized_program(500, salt=i + 1), 2 if quick else 3),
@@ -68,6 +93,7 @@ def first_picture(quick: bool, tiny: bool = False) -> dict[str, Any]:
             times, body = [], {}
             for i in range(n):
                 cache.clear()
+                draw.to_svg.cache_clear()
                 seconds, body, _ = _render(client, make(i))
                 times.append(seconds)
             err = body.get("draw_error")

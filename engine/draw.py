@@ -61,6 +61,7 @@ WIDE_W = 1.0 * FONT_SIZE  # a CJK (east-asian wide) character
 PAD = 3  # CELLPADDING
 MATRIX_PAD = 1  # CELLPADDING of a matrix's numbers
 ROOM_CHARS = 3  # boxes grow in steps of this many characters (see _room)
+NUMBER_ROOM = 6  # a scalar's value, grad and edge amount get room for this many characters
 
 # One place for every colour and pen. The page's CSS uses the same classes.
 STYLE: dict[str, str] = {
@@ -610,11 +611,11 @@ def _node_dot(
 
     if not shape:
         head = f"{marker}{label} = {fmt(node['value'])}"
-        head_w = text_width(f"▶ {label} = {fmt(node['value'])}")
+        head_w = text_width(f"▶ {label} = {_room_for(fmt(node['value']))}")
         roles.append("head")
         rows.append(_td(head, head_w, bold=current))
         if has_grad:
-            gtexts = ["grad " + fmt(g) for g in hist.get(nid, [node["grad"]])]
+            gtexts = ["grad " + _room_for(fmt(g)) for g in hist.get(nid, [node["grad"]])]
             gw = max(text_width(t) for t in gtexts + [head])
             gw = max(gw, head_w)
             roles.append("grad")
@@ -706,6 +707,12 @@ def _node_dot(
 def _box_width(text: str, size: float, margin: float, least: float = 0.0) -> str:
     """A box's width in inches for Graphviz: the text in our font plus the side margins."""
     return f"{max(least, _room(text_width(text, size), size) / 72 + 2 * margin + 0.02):.3f}"
+
+
+def _room_for(number: str) -> str:
+    """A number padded to NUMBER_ROOM characters: the room a box keeps for it, so that most
+    new numbers fit the box the old one had."""
+    return number.ljust(NUMBER_ROOM, "0")
 
 
 def _room(width: float, size: float = FONT_SIZE) -> int:
@@ -804,7 +811,8 @@ def _edge_dot(
         cls.append(state)
     if text and with_label:
         # A cell of the label's own size: Graphviz's layout reserves exactly that room.
-        width = _room(text_width(text, EDGE_FONT_SIZE) + 2, EDGE_FONT_SIZE)
+        room = "← " + _room_for(text[2:]) if term is not None else text
+        width = _room(text_width(room, EDGE_FONT_SIZE) + 2, EDGE_FONT_SIZE)
         attrs.append(
             'label=<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0"><TR>'
             f'<TD ALIGN="LEFT" FIXEDSIZE="TRUE" WIDTH="{width}" '

@@ -147,6 +147,11 @@ def _verdict(ok: bool | None) -> str:
     return "–" if ok is None else ("✅ met" if ok else "❌ missed")
 
 
+def _size_of(name: str) -> int:
+    """ "loop 2,000" -> 2000."""
+    return int(name.split()[-1].replace(",", ""))
+
+
 def ok(r: dict[str, Any], row: str) -> bool:
     return row in r and "failed" not in r[row]
 
@@ -188,17 +193,27 @@ def report(r: dict[str, Any]) -> str:
         anchor = " · ".join(
             f"{k.split('_')[1]} nodes {ms(v)}" for k, v in f.items() if k.startswith("dot_")
         )
-        if big:
+        for sizes_name, target, keys in (
+            ("the same, 500 nodes (the most the drawing takes, per spec)", "≤ 80 ms", (500,)),
+            (
+                "the same, 1,000–2,000 nodes",
+                "≤ 600 ms, or “too large to draw” above a stated limit (500 drawn)",
+                (1000, 2000),
+            ),
+        ):
+            mine = {k: b for k, b in big.items() if _size_of(k) in keys}
+            if not mine:
+                continue
             rows.append(
                 (
-                    "the same, 500 / 1,000–2,000 nodes",
-                    "≤ 80 ms / ≤ 600 ms, or “too large to draw” above a stated limit (500 drawn)",
+                    sizes_name,
+                    target,
                     " · ".join(
                         f"{k} ({b['nodes']}, {b['drawn']}) {ms(b['median'])}"
-                        for k, b in big.items()
+                        for k, b in mine.items()
                     ),
                     f"`dot` alone (micrograd-style DOT): {anchor}",
-                    _verdict(all(b["median"] <= limits[k] for k, b in big.items())),
+                    _verdict(all(b["median"] <= limits[k] for k, b in mine.items())),
                 )
             )
         rows.append(

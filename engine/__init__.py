@@ -12,7 +12,7 @@ from engine.graph import dfs_order, kahn_order, topological_order
 from engine.lang import parse
 from engine.limits import DEFAULT_LIMITS, Limits
 from engine.ops import OpError
-from engine.program import run
+from engine.program import run, run_with_contrast
 from engine.trace import Trace, trace
 from engine.value import Value, constant, leaf
 
@@ -30,6 +30,7 @@ __all__ = [
     "leaf",
     "parse",
     "run",
+    "run_with_contrast",
     "topological_order",
     "trace",
 ]

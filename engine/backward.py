@@ -34,7 +34,8 @@ class Recorder(Protocol):
         contributions: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]],
     ) -> None:
         """One local backward: (argument index, contribution, grad before, grad after) per
-        input edge that carried gradient."""
+        input edge that carried gradient. The list is the recorder's to keep: backward makes a
+        new one per step, and never changes a grad in place, so the arrays stay as they were."""
 
 
 def backward(
@@ -47,71 +48,91 @@ def backward(
 
     `accumulate="assign"` is the classic bug (`=` where `+=` belongs), kept so the page can show
     what goes wrong: each contribution overwrites, even the second edge of `x*x`. Recording is
-    off unless a recorder is passed, and then costs one `is not None` test per step.
+    off unless a recorder is passed, and then costs one test per step.
     """
     if accumulate not in ACCUMULATE:
         raise ValueError(f"accumulate must be one of {ACCUMULATE}, not {accumulate!r}")
     assign = accumulate == "assign"
     topo = topological_order(root, order)
     for node in topo:
-        if not node.requires_grad:
-            node.grad = None
-        elif type(node.data) is _F64:
-            node.grad = _ZERO
+        if node.requires_grad:
+            data = node.data
+            # The grads of scalars are float64 scalars (immutable: one zero serves all).
+            node.grad = _ZERO if type(data) is _F64 or not data.shape else np.zeros(data.shape)
         else:
-            shape = node.data.shape
-            node.grad = np.zeros(shape) if shape else _ZERO
-    root.grad = np.ones(root.data.shape) if root.data.shape else _ONE
-    if recorder is not None:
-        recorder.begin(topo)
-        recorder.seed(root)
+            node.grad = None
+    data = root.data
+    root.grad = _ONE if type(data) is _F64 or not data.shape else np.ones(data.shape)
     record = recorder is not None
+    if record:
+        recorder.begin(topo)  # type: ignore[union-attr]
+        recorder.seed(root)  # type: ignore[union-attr]
+    isfinite = math.isfinite
     with quiet():  # a non-finite grad is reported below, by name
         for node in reversed(topo):
             op = node.op
             if op is None or not node.requires_grad:
                 continue  # leaves and constants: nothing to pass on
-            inputs = node.inputs
             data = node.data
-            if type(data) is _F64 and len(inputs) <= 2:
+            inputs = node.inputs
+            if type(data) is _F64 and op.elementwise:
                 # The forward's fast path made this node: an elementwise op on one or two
-                # scalars. The same rule, with ScalarMath, and no lists to build.
+                # scalars. The op's scalar kernel, float64 scalars, no lists to build (a scalar
+                # leaf or constant holds a 0-d array: `[()]` reads it as a float64 scalar).
                 a = inputs[0]
                 x = a.data
-                if type(x) is _NDARRAY and not x.shape:
-                    x = x[()]
-                if len(inputs) == 1:
-                    if type(x) is _F64:
-                        (ga,) = op.gradient(node.grad, (x,), data, (True,), SCALAR_MATH)
-                        edge = _add(node, op, 0, a, ga, assign)
-                        if recorder is not None:
-                            recorder.step(node, [edge])
-                        continue
-                else:
+                if type(x) is not _F64:
+                    x = x[()] if not x.shape else None
+                if len(inputs) == 2:
                     b = inputs[1]
                     y = b.data
-                    if type(y) is _NDARRAY and not y.shape:
-                        y = y[()]
-                    if type(x) is _F64 and type(y) is _F64:
-                        na, nb = a.requires_grad, b.requires_grad
-                        ga, gb = op.gradient(node.grad, (x, y), data, (na, nb), SCALAR_MATH)
-                        if recorder is None:
-                            if na:
-                                _add(node, op, 0, a, ga, assign)
-                            if nb:
-                                _add(node, op, 1, b, gb, assign)
-                        else:
-                            pair = []
-                            if na:
-                                pair.append(_add(node, op, 0, a, ga, assign))
-                            if nb:
-                                pair.append(_add(node, op, 1, b, gb, assign))
-                            recorder.step(node, pair)
+                    if type(y) is not _F64:
+                        y = y[()] if not y.shape else None
+                    if x is not None and y is not None:
+                        na = a.requires_grad
+                        nb = b.requires_grad
+                        ga, gb = op.scalar_grad(node.grad, x, y, data, na, nb)
+                        if record:
+                            edges: list[Any] = []
+                        if na:
+                            if type(ga) is not _F64:
+                                ga = _checked(op, 0, ga, a, node)
+                            elif not isfinite(ga):
+                                raise _non_finite(node, ga)
+                            before = a.grad
+                            after = ga if assign else before + ga
+                            a.grad = after
+                            if record:
+                                edges.append((0, ga, before, after))
+                        if nb:
+                            if type(gb) is not _F64:
+                                gb = _checked(op, 1, gb, b, node)
+                            elif not isfinite(gb):
+                                raise _non_finite(node, gb)
+                            before = b.grad  # after a's: `x*x` adds twice into one grad
+                            after = gb if assign else before + gb
+                            b.grad = after
+                            if record:
+                                edges.append((1, gb, before, after))
+                        if record:
+                            recorder.step(node, edges)  # type: ignore[union-attr]
                         continue
+                elif x is not None and len(inputs) == 1:
+                    ga = op.scalar_grad(node.grad, x, data)
+                    if type(ga) is not _F64:
+                        ga = _checked(op, 0, ga, a, node)
+                    elif not isfinite(ga):
+                        raise _non_finite(node, ga)
+                    before = a.grad
+                    after = ga if assign else before + ga
+                    a.grad = after
+                    if record:
+                        recorder.step(node, [(0, ga, before, after)])  # type: ignore[union-attr]
+                    continue
+            # The general path: arrays (or scalars an op outside the fast path made).
             needs = []
             ins = []
-            # All scalars (the forward's fast path made this node): ScalarMath, float64s.
-            scalar = type(node.data) is _F64
+            scalar = type(data) is _F64
             for x in inputs:
                 needs.append(x.requires_grad)
                 d = x.data
@@ -121,10 +142,8 @@ def backward(
                     else:
                         d = d[()]  # a 0-d leaf or constant, as a float64 scalar
                 ins.append(d)
-            grads = op.gradient(
-                node.grad, ins, node.data, needs, SCALAR_MATH if scalar else ARRAY_MATH
-            )
-            edges: list[tuple[int, Any, Any, Any]] = []
+            grads = op.gradient(node.grad, ins, data, needs, SCALAR_MATH if scalar else ARRAY_MATH)
+            edges = []  # (i, contribution, before, after) per edge
             i = -1
             for x, need, contribution in zip(inputs, needs, grads):  # noqa: B905
                 i += 1
@@ -133,9 +152,12 @@ def backward(
                 before = x.grad
                 if type(contribution) is not _F64 or type(before) is not _F64:
                     contribution = _checked(op, i, contribution, x, node)
-                elif not math.isfinite(contribution):
+                elif not isfinite(contribution):
                     raise _non_finite(node, contribution)
-                after = contribution.copy() if assign else before + contribution
+                if assign:
+                    after = contribution if type(contribution) is _F64 else contribution.copy()
+                else:
+                    after = before + contribution
                 x.grad = after
                 if record:
                     edges.append((i, contribution, before, after))
@@ -149,20 +171,6 @@ _NDARRAY = np.ndarray
 # The grads of scalars are float64 scalars (immutable, so one zero and one seed serve all).
 _ZERO: Any = np.float64(0.0)
 _ONE: Any = np.float64(1.0)
-
-
-def _add(
-    node: Value, op: Op, i: int, x: Value, contribution: Any, assign: bool
-) -> tuple[int, Any, Any, Any]:
-    """x.grad += contribution (or = it, the classic bug), checked; the edge for the recorder."""
-    before = x.grad
-    if type(contribution) is not _F64 or type(before) is not _F64:
-        contribution = _checked(op, i, contribution, x, node)
-    elif not math.isfinite(contribution):
-        raise _non_finite(node, contribution)
-    after = contribution.copy() if assign else before + contribution
-    x.grad = after
-    return (i, contribution, before, after)
 
 
 def _checked(op: Op, i: int, contribution: Any, x: Value, node: Value) -> np.ndarray:

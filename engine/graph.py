@@ -14,24 +14,35 @@ from engine.value import Value
 def dfs_order(root: Value) -> list[Value]:
     """Post-order depth-first search: every node after all of its inputs.
 
-    An explicit stack of (node, inputs still to visit) replaces the recursion, so a chain of a
-    million nodes sorts without RecursionError.
+    A stack of iterators over the inputs still to visit (and a parallel stack of their nodes)
+    replaces the recursion, so a chain of a million nodes sorts without RecursionError. A node
+    without inputs (a leaf, a constant) is placed as soon as it is met, without a frame. The
+    set of nodes seen is a set of the nodes themselves: membership only, never an order.
     """
     order: list[Value] = []
-    seen = {root.seq}
-    # Each frame: a node and the iterator over the inputs still to visit.
-    stack = [(root, iter(root.inputs))]
-    while stack:
-        node, todo = stack[-1]
+    place = order.append
+    seen = {root}
+    see = seen.add
+    nodes = [root]
+    frames = [iter(root.inputs)]
+    todo = frames[0]
+    while True:
         for child in todo:
-            if child.seq not in seen:
-                seen.add(child.seq)
-                stack.append((child, iter(child.inputs)))
-                break
+            if child not in seen:
+                see(child)
+                inputs = child.inputs
+                if inputs:
+                    nodes.append(child)
+                    todo = iter(inputs)
+                    frames.append(todo)
+                    break
+                place(child)
         else:
-            stack.pop()
-            order.append(node)
-    return order
+            frames.pop()
+            place(nodes.pop())
+            if not frames:
+                return order
+            todo = frames[-1]
 
 
 def reachable(root: Value) -> list[Value]:

@@ -9,13 +9,22 @@ rule can later run on graph nodes instead of arrays (higher-order gradients).
 
 `rules` is the chain-rule term per input for the trace, with `ū` the upstream grad, `{0}`, `{1}`
 the inputs' labels and `{out}` the output's label.
+
+Elementwise ops also have scalar kernels, the forward's and backward's innermost loop when every
+value is a scalar: `scalar(x[, y])` and `scalar_grad(g, x[, y], out…)` take and give NumPy
+float64 scalars. They are the same maths as `compute` and `gradient`, written without arrays or
+namespaces, and give the same bits: +, −, ·, /, √ and comparisons are correctly rounded IEEE
+operations however they are called, and exp, log, tanh, sin and cos call the same NumPy ufunc
+as the array path (Python's `math` module, faster, differs from it in the last bit). Only pow's
+rule keeps C's pow for `a^(b−1)`, as ScalarMath always did. tests/test_engine_speed_paths.py
+checks every kernel against its op's `compute` and `gradient`.
 """
 
 from __future__ import annotations
 
+import contextvars
 import math
 import operator
-import threading
 from collections.abc import Sequence
 from typing import Any, ClassVar
 
@@ -160,6 +169,16 @@ class Binary(Op):
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         return broadcast_shape(*shapes)
 
+    def scalar(self, x: Any, y: Any) -> Any:
+        """`compute` on two float64 scalars (the op's own maths, unless a subclass writes it
+        out without NumPy's array machinery)."""
+        return self.compute(x, y)
+
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
+        """`gradient` on float64 scalars: (ā contribution, b̄ contribution). A subclass may give
+        both even where `na`/`nb` is False; the caller uses only the ones it needs."""
+        return self.gradient(g, (x, y), out, (na, nb), SCALAR_MATH)
+
 
 class Add(Binary):
     """f(a, b) = a + b;  ā += ū,  b̄ += ū (each summed back to its shape)."""
@@ -175,6 +194,12 @@ class Add(Binary):
             m.sum_to(g, a.shape) if needs[0] else None,
             m.sum_to(g, b.shape) if needs[1] else None,
         )
+
+    def scalar(self, x, y):
+        return x + y
+
+    def scalar_grad(self, g, x, y, out, na, nb):
+        return g, g
 
 
 class Sub(Binary):
@@ -192,6 +217,12 @@ class Sub(Binary):
             m.sum_to(-g, b.shape) if needs[1] else None,
         )
 
+    def scalar(self, x, y):
+        return x - y
+
+    def scalar_grad(self, g, x, y, out, na, nb):
+        return g, -g
+
 
 class Mul(Binary):
     """f(a, b) = a·b;  ā += ū·b,  b̄ += ū·a."""
@@ -207,6 +238,12 @@ class Mul(Binary):
             m.sum_to(g * b, a.shape) if needs[0] else None,
             m.sum_to(g * a, b.shape) if needs[1] else None,
         )
+
+    def scalar(self, x, y):
+        return x * y
+
+    def scalar_grad(self, g, x, y, out, na, nb):
+        return g * y, g * x
 
 
 class Div(Binary):
@@ -224,6 +261,12 @@ class Div(Binary):
             m.sum_to(g / b, a.shape) if needs[0] else None,
             m.sum_to(-g * a / (b * b), b.shape) if needs[1] else None,
         )
+
+    def scalar(self, x, y):
+        return x / y
+
+    def scalar_grad(self, g, x, y, out, na, nb):
+        return g / y, -g * x / (y * y)
 
 
 class Pow(Binary):
@@ -251,6 +294,17 @@ class Pow(Binary):
             gb = m.sum_to(m.where((a == 0) & (b >= 0), 0.0, g * out * ln_a), b.shape)
         return ga, gb
 
+    def scalar(self, x, y):
+        return np.power(x, y)
+
+    def scalar_grad(self, g, x, y, out, na, nb):
+        ga = gb = None
+        if na:
+            ga = _ZERO if y == 0 else g * y * x ** (y - 1)
+        if nb:
+            gb = _ZERO if x == 0 and y >= 0 else g * out * np.log(_ONE if x == 0 else x)
+        return ga, gb
+
 
 class Maximum(Binary):
     """f(a, b) = max(a, b) elementwise;  the larger input takes ū, a tie gives ū/2 to each."""
@@ -267,6 +321,10 @@ class Maximum(Binary):
             m.sum_to(g * share_a, a.shape) if needs[0] else None,
             m.sum_to(g * (1.0 - share_a), b.shape) if needs[1] else None,
         )
+
+    def scalar_grad(self, g, x, y, out, na, nb):
+        share_a = 1.0 if x > y else 0.5 if x == y else 0.0
+        return g * share_a, g * (1.0 - share_a)
 
 
 class Minimum(Binary):
@@ -285,6 +343,10 @@ class Minimum(Binary):
             m.sum_to(g * (1.0 - share_a), b.shape) if needs[1] else None,
         )
 
+    def scalar_grad(self, g, x, y, out, na, nb):
+        share_a = 1.0 if x < y else 0.5 if x == y else 0.0
+        return g * share_a, g * (1.0 - share_a)
+
 
 # --- elementwise, one input ------------------------------------------------------------------
 
@@ -298,6 +360,14 @@ class Unary(Op):
     def local(self, g: Any, x: Any, out: Any, m: Any) -> Any:
         raise NotImplementedError
 
+    def scalar(self, x: Any) -> Any:
+        """`compute` on a float64 scalar."""
+        return self.compute(x)
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        """`local` on float64 scalars: x's contribution."""
+        return self.local(g, x, out, SCALAR_MATH)
+
 
 class Neg(Unary):
     """f(x) = −x;  x̄ += −ū."""
@@ -308,6 +378,12 @@ class Neg(Unary):
         return -x
 
     def local(self, g, x, out, m):
+        return -g
+
+    def scalar(self, x):
+        return -x
+
+    def scalar_grad(self, g, x, out):
         return -g
 
 
@@ -323,6 +399,9 @@ class Exp(Unary):
     def local(self, g, x, out, m):
         return g * out
 
+    def scalar_grad(self, g, x, out):
+        return g * out
+
 
 class Log(Unary):
     """f(x) = ln x;  x̄ += ū / x."""
@@ -334,6 +413,9 @@ class Log(Unary):
         return np.log(x)
 
     def local(self, g, x, out, m):
+        return g / x
+
+    def scalar_grad(self, g, x, out):
         return g / x
 
 
@@ -349,6 +431,13 @@ class Sqrt(Unary):
     def local(self, g, x, out, m):
         return g / (2.0 * out)
 
+    def scalar(self, x):
+        # √ is correctly rounded in IEEE arithmetic: math.sqrt and np.sqrt agree to the bit.
+        return _F64(math.sqrt(x)) if x >= 0.0 else np.sqrt(x)  # √(negative): NaN, reported
+
+    def scalar_grad(self, g, x, out):
+        return g / (2.0 * out)
+
 
 class Sin(Unary):
     """f(x) = sin x;  x̄ += ū·cos x."""
@@ -360,6 +449,9 @@ class Sin(Unary):
 
     def local(self, g, x, out, m):
         return g * m.cos(x)
+
+    def scalar_grad(self, g, x, out):
+        return g * np.cos(x)
 
 
 class Cos(Unary):
@@ -373,6 +465,9 @@ class Cos(Unary):
     def local(self, g, x, out, m):
         return -g * m.sin(x)
 
+    def scalar_grad(self, g, x, out):
+        return -g * np.sin(x)
+
 
 class Tanh(Unary):
     """f(x) = tanh x;  x̄ += ū·(1 − tanh²x)."""
@@ -383,6 +478,9 @@ class Tanh(Unary):
         return np.tanh(x)
 
     def local(self, g, x, out, m):
+        return g * (1.0 - out * out)
+
+    def scalar_grad(self, g, x, out):
         return g * (1.0 - out * out)
 
 
@@ -399,6 +497,13 @@ class Sigmoid(Unary):
     def local(self, g, x, out, m):
         return g * out * (1.0 - out)
 
+    def scalar(self, x):
+        e = np.exp(-abs(x))
+        return 1.0 / (1.0 + e) if x >= 0 else e / (1.0 + e)
+
+    def scalar_grad(self, g, x, out):
+        return g * out * (1.0 - out)
+
 
 class Relu(Unary):
     """f(x) = max(x, 0);  x̄ += ū·[x > 0] (0 at x = 0, as PyTorch)."""
@@ -411,6 +516,12 @@ class Relu(Unary):
     def local(self, g, x, out, m):
         return g * m.mask(x > 0)
 
+    def scalar(self, x):
+        return x if x > 0.0 else _ZERO  # np.maximum(-0.0, 0.0) is +0.0 too
+
+    def scalar_grad(self, g, x, out):
+        return g if x > 0.0 else g * 0.0  # ū·1 is ū; ū·0 keeps the sign of ū, as the mask does
+
 
 class Abs(Unary):
     """f(x) = |x|;  x̄ += ū·sign(x) (0 at x = 0, as PyTorch)."""
@@ -422,6 +533,12 @@ class Abs(Unary):
 
     def local(self, g, x, out, m):
         return g * m.sign(x)
+
+    def scalar(self, x):
+        return abs(x)
+
+    def scalar_grad(self, g, x, out):
+        return g * np.sign(x)
 
 
 # --- matrix product ----------------------------------------------------------------------------
@@ -772,86 +889,137 @@ def is_finite(a: Array) -> bool:
 # NumPy warns on overflow and 0/0; every op reports a non-finite result itself (by name), so the
 # warnings are switched off. `np.errstate` costs more than a scalar op, so `quiet()` switches
 # them off once around a whole build or backward pass; `apply` outside it pays per op.
+#
+# Whether a quiet() is open is a context variable, as NumPy's own error state is: each thread
+# (and each asyncio task) has its own, and reading it costs less than a scalar multiply.
 
-_state = threading.local()
+_QUIET: contextvars.ContextVar[bool] = contextvars.ContextVar("gradtrace_quiet", default=False)
+_is_quiet = _QUIET.get
 
 
 class quiet:  # noqa: N801 - used as a function: `with quiet():`
     """NumPy's floating-point warnings off for a whole build or backward pass (re-entrant:
     inside another, it only tests a flag)."""
 
-    __slots__ = ("errstate",)
+    __slots__ = ("errstate", "token")
 
     def __enter__(self) -> None:
-        if getattr(_state, "quiet", False):
+        if _QUIET.get():
             self.errstate = None
             return
         self.errstate = np.errstate(all="ignore")
         self.errstate.__enter__()
-        _state.quiet = True
+        self.token = _QUIET.set(True)
 
     def __exit__(self, *exc: Any) -> None:
         if self.errstate is not None:
-            _state.quiet = False
+            _QUIET.reset(self.token)
             self.errstate.__exit__(*exc)
 
 
 _F64 = np.float64
-_NDARRAY = np.ndarray
+_ZERO = np.float64(0.0)
+_ONE = np.float64(1.0)
 _new = object.__new__
+_isfinite = math.isfinite
 
 
 def apply(op: Op, *inputs: Any) -> Value:
     """Run `op` forward on `inputs` (Values, or numbers and arrays taken as constants)."""
-    if op.elementwise and type(inputs[0]) is Value:
-        # Fast path: one or two scalar Values, so there is no shape to check. The op computes
-        # on NumPy float64 scalars (a tenth of the cost of 0-d arrays), and the node is made
-        # here: this is the forward pass's innermost loop.
-        first = inputs[0]
-        x = first.data
-        if type(x) is not _F64 and not x.ndim:
-            x = x[()]
-        args: tuple[Any, ...] | None = None
-        requires_grad = False
+    if op.elementwise:
+        if len(inputs) == 2:
+            return apply2(op, inputs[0], inputs[1])
         if len(inputs) == 1:
-            if type(x) is _F64:
-                args, requires_grad = (x,), first.requires_grad
-        elif type(inputs[1]) is Value:
-            second = inputs[1]
-            y = second.data
-            if type(y) is not _F64 and not y.ndim:
-                y = y[()]
-            if type(x) is _F64 and type(y) is _F64:
-                args = (x, y)
-                requires_grad = first.requires_grad or second.requires_grad
-        if args is not None:
-            if getattr(_state, "quiet", False):
-                out = op.compute(*args)
-            else:
-                with np.errstate(all="ignore"):
-                    out = op.compute(*args)
-            if type(out) is not _F64:
-                out = as_array(out)[()]
-            if not math.isfinite(out):
-                raise OpError(non_finite_message(op, out), "non_finite")
-            node: Value = _new(Value)  # what op_result makes, without the call
-            node.data = out
-            node.grad = None
-            node.op = op
-            node.inputs = inputs
-            node.name = None
-            node.label = None
-            node.kind = "op"
-            node.requires_grad = requires_grad
-            node.seq = next(_creation)
-            node.span = None
-            node.text = None
-            return node
-    nodes = tuple(lift(x) for x in inputs)
+            return apply1(op, inputs[0])
+    return _apply_arrays(op, tuple(lift(x) for x in inputs))
+
+
+# The scalar fast path: the forward pass's innermost loop. An elementwise op on scalar Values
+# has no shape to check; its kernel computes on NumPy float64 scalars (a tenth of the cost of
+# 0-d arrays) and the node is made here, as `op_result` makes it, without the call. A scalar
+# leaf or constant holds a 0-d array: `[()]` reads it as a float64 scalar.
+
+
+def apply2(op: Op, a: Any, b: Any) -> Value:
+    """`apply` for an elementwise op with two inputs."""
+    if type(a) is not Value:
+        a = lift(a)
+    if type(b) is not Value:
+        b = lift(b)
+    x = a.data
+    if type(x) is not _F64:
+        x = x[()] if not x.shape else None
+    y = b.data
+    if type(y) is not _F64:
+        y = y[()] if not y.shape else None
+    if x is None or y is None:
+        return _apply_arrays(op, (a, b))
+    if _is_quiet():
+        out = op.scalar(x, y)  # type: ignore[attr-defined]
+    else:
+        with np.errstate(all="ignore"):
+            out = op.scalar(x, y)  # type: ignore[attr-defined]
+    if type(out) is not _F64:
+        out = as_array(out)[()]
+    if not _isfinite(out):
+        raise OpError(non_finite_message(op, out), "non_finite")
+    node: Value = _new(Value)
+    node.data = out
+    node.grad = None
+    node.op = op
+    node.inputs = (a, b)
+    node.name = None
+    node.label = None
+    node.kind = "op"
+    node.requires_grad = a.requires_grad or b.requires_grad
+    node.seq = next(_creation)
+    node.span = None
+    node.text = None
+    return node
+
+
+def apply1(op: Op, a: Any) -> Value:
+    """`apply` for an elementwise op with one input."""
+    if type(a) is not Value:
+        a = lift(a)
+    x = a.data
+    if type(x) is not _F64:
+        if x.shape:
+            return _apply_arrays(op, (a,))
+        x = x[()]
+    if _is_quiet():
+        out = op.scalar(x)  # type: ignore[attr-defined]
+    else:
+        with np.errstate(all="ignore"):
+            out = op.scalar(x)  # type: ignore[attr-defined]
+    if type(out) is not _F64:
+        out = as_array(out)[()]
+    if not _isfinite(out):
+        raise OpError(non_finite_message(op, out), "non_finite")
+    node: Value = _new(Value)
+    node.data = out
+    node.grad = None
+    node.op = op
+    node.inputs = (a,)
+    node.name = None
+    node.label = None
+    node.kind = "op"
+    node.requires_grad = a.requires_grad
+    node.seq = next(_creation)
+    node.span = None
+    node.text = None
+    return node
+
+
+def _apply_arrays(op: Op, nodes: tuple[Value, ...]) -> Value:
+    """The general path: check the shapes, compute on arrays, check the result."""
     arrays = [x.data for x in nodes]
     op.out_shape(*(a.shape for a in arrays))
-    with np.errstate(all="ignore"):
+    if _is_quiet():
         out = op.compute(*arrays)
+    else:
+        with np.errstate(all="ignore"):
+            out = op.compute(*arrays)
     if not is_finite(out):
         raise OpError(non_finite_message(op, out), "non_finite")
     return op_result(out if type(out) is np.ndarray else as_array(out), op, nodes)
@@ -887,71 +1055,71 @@ _MSE = Mse()
 
 
 def add(a: Any, b: Any) -> Value:
-    return apply(_ADD, a, b)
+    return apply2(_ADD, a, b)
 
 
 def sub(a: Any, b: Any) -> Value:
-    return apply(_SUB, a, b)
+    return apply2(_SUB, a, b)
 
 
 def mul(a: Any, b: Any) -> Value:
-    return apply(_MUL, a, b)
+    return apply2(_MUL, a, b)
 
 
 def div(a: Any, b: Any) -> Value:
-    return apply(_DIV, a, b)
+    return apply2(_DIV, a, b)
 
 
 def power(a: Any, b: Any) -> Value:
-    return apply(_POW, a, b)
+    return apply2(_POW, a, b)
 
 
 def maximum(a: Any, b: Any) -> Value:
-    return apply(_MAXIMUM, a, b)
+    return apply2(_MAXIMUM, a, b)
 
 
 def minimum(a: Any, b: Any) -> Value:
-    return apply(_MINIMUM, a, b)
+    return apply2(_MINIMUM, a, b)
 
 
 def neg(x: Any) -> Value:
-    return apply(_NEG, x)
+    return apply1(_NEG, x)
 
 
 def exp(x: Any) -> Value:
-    return apply(_EXP, x)
+    return apply1(_EXP, x)
 
 
 def log(x: Any) -> Value:
-    return apply(_LOG, x)
+    return apply1(_LOG, x)
 
 
 def sqrt(x: Any) -> Value:
-    return apply(_SQRT, x)
+    return apply1(_SQRT, x)
 
 
 def sin(x: Any) -> Value:
-    return apply(_SIN, x)
+    return apply1(_SIN, x)
 
 
 def cos(x: Any) -> Value:
-    return apply(_COS, x)
+    return apply1(_COS, x)
 
 
 def tanh(x: Any) -> Value:
-    return apply(_TANH, x)
+    return apply1(_TANH, x)
 
 
 def sigmoid(x: Any) -> Value:
-    return apply(_SIGMOID, x)
+    return apply1(_SIGMOID, x)
 
 
 def relu(x: Any) -> Value:
-    return apply(_RELU, x)
+    return apply1(_RELU, x)
 
 
 def absolute(x: Any) -> Value:
-    return apply(_ABS, x)
+    return apply1(_ABS, x)
 
 
 def matmul(a: Any, b: Any) -> Value:

@@ -6,6 +6,7 @@ A step is one node's local backward; each of its terms is one input edge: the ch
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 from typing import Any, NamedTuple
@@ -54,11 +55,21 @@ class Step(NamedTuple):
     changed: tuple[tuple[Value, np.ndarray], ...] = ()
 
 
+# What the recorder keeps per step, as backward hands it over: (node, upstream, edges) with
+# edges a list of (argument index, contribution, grad before, grad after), one per input edge
+# that carried gradient; for the seed, (root, its grad, None). Steps and Terms are made from
+# these only when asked for (`Trace.steps`); the JSON (`Trace.to_dict`) reads them directly.
+Edge = tuple[int, Any, Any, Any]
+Record = tuple[Value, Any, "list[Edge] | None"]
+
+
 class TraceRecorder:
-    """Collects the steps while backward runs (engine.backward.Recorder)."""
+    """Collects the steps while backward runs (engine.backward.Recorder). Recording is one
+    tuple per step: the step's node, its upstream grad and the edges backward already built
+    (grads are never changed in place, so the arrays they hold stay as they were)."""
 
     def __init__(self, accumulate: str = "add") -> None:
-        self.steps: list[Step] = []
+        self.records: list[Record] = []
         self.topo: list[Value] = []
         self.assign = accumulate == "assign"
 
@@ -67,30 +78,41 @@ class TraceRecorder:
 
     def seed(self, root: Value) -> None:
         assert root.grad is not None
-        self.steps.append(Step(root, "seed", None, (), ((root, root.grad),)))
+        self.records.append((root, root.grad, None))
 
-    def step(self, node: Value, edges: list[tuple[int, np.ndarray, np.ndarray, np.ndarray]]
-             ) -> None:
-        inputs = node.inputs
-        # tuple.__new__ is what Term._make does, without the Python-level __new__ (half the
-        # cost); the fields are in Term's order.
-        terms = tuple([_new(Term, (inputs[arg], arg, c, before, after, node))
-                       for arg, c, before, after in edges])
-        # The last value of each input (x*x changes x twice); one and two inputs, the usual
-        # cases, without building a dict.
-        n = len(terms)
-        if n == 1:
-            changed: tuple[tuple[Value, np.ndarray], ...] = ((terms[0][0], terms[0][4]),)
-        elif n == 2 and terms[0][0] is not terms[1][0]:
-            changed = ((terms[0][0], terms[0][4]), (terms[1][0], terms[1][4]))
-        else:
-            changed = tuple({t[0].seq: (t[0], t[4]) for t in terms}.values())
-        assert node.grad is not None
-        self.steps.append(_new(Step, (node, "backward", node.grad, terms, changed)))
+    def step(self, node: Value, edges: list[Edge]) -> None:
+        self.records.append((node, node.grad, edges))
+
+    @property
+    def steps(self) -> list[Step]:
+        return [make_step(r) for r in self.records]
 
     @staticmethod
     def local_derivatives(node: Value) -> list[float | None] | None:
         return local_derivatives(node)
+
+
+def make_step(record: Record) -> Step:
+    """The Step (with its Terms) a record stands for."""
+    node, upstream, edges = record
+    if edges is None:
+        return Step(node, "seed", None, (), ((node, upstream),))
+    inputs = node.inputs
+    # tuple.__new__ is what Term._make does, without the Python-level __new__ (half the
+    # cost); the fields are in Term's order.
+    terms = tuple([_new(Term, (inputs[arg], arg, c, before, after, node))
+                   for arg, c, before, after in edges])
+    # The last value of each input (x*x changes x twice), in the order first changed.
+    changed = tuple({t[0].seq: (t[0], t[4]) for t in terms}.values())
+    return _new(Step, (node, "backward", upstream, terms, changed))
+
+
+def record_of(step: Step) -> Record:
+    """The record a Step was made from."""
+    if step.kind == "seed":
+        return (step.node, step.changed[0][1], None)
+    return (step.node, step.upstream, [(t.arg, t.contribution, t.before, t.after)
+                                       for t in step.terms])
 
 
 def local_derivatives(node: Value) -> list[float | None] | None:
@@ -204,10 +226,15 @@ class Trace(NotebookDisplay):
     nodes: list[Value]
     output: Value
     topo: list[Value]
-    steps: list[Step]
+    records: list[Record]  # as TraceRecorder kept them; `steps` is their Step form
     accumulate: str = "add"
     order: str = "dfs"
     free: list[dict[str, Any]] = field(default_factory=list)
+
+    @functools.cached_property
+    def steps(self) -> list[Step]:
+        """Step 0 seeds the output's grad; every later step is one op node's local backward."""
+        return [make_step(r) for r in self.records]
 
     def ids(self) -> dict[int, str]:
         return {node.seq: f"n{i}" for i, node in enumerate(self.nodes)}
@@ -250,7 +277,7 @@ class Trace(NotebookDisplay):
             "free": self.free,
             "nodes": nodes,
             "topo": [ids[n.seq] for n in self.topo],
-            "steps": [self.step_dict(step, ids) for step in self.steps],
+            "steps": self.steps_json(ids),
             "grads": {
                 node.label: to_json(self.grad_of(node))
                 for node in self.nodes
@@ -258,31 +285,47 @@ class Trace(NotebookDisplay):
             },
         }
 
+    def steps_json(self, ids: dict[int, str]) -> list[dict[str, Any]]:
+        with quiet():  # once for every step's local derivatives, not once per step
+            return [self.record_dict(record, ids) for record in self.records]
+
     def step_dict(self, step: Step, ids: dict[int, str]) -> dict[str, Any]:
-        locals_ = local_derivatives(step.node) if step.terms else None
-        names = _rule_names(step.node) if step.terms else {}
-        out: dict[str, Any] = {
-            "node": ids[step.node.seq],
-            "kind": step.kind,
-            "grads": {ids[v.seq]: to_json(g) for v, g in step.changed},
-            "terms": [
-                {
-                    "input": ids[t.input.seq],
-                    "arg": t.arg,
-                    "rule": _rule(step.node, t.arg, names),
-                    "local": None if locals_ is None else locals_[t.arg],
-                    "contribution": to_json(t.contribution),
-                    "before": to_json(t.before),
-                    "after": to_json(t.after),
-                }
-                for t in step.terms
-            ],
+        return self.record_dict(record_of(step), ids)
+
+    def record_dict(self, record: Record, ids: dict[int, str]) -> dict[str, Any]:
+        """One step's JSON (docs/trace-format.md), from its record."""
+        node, upstream, edges = record
+        node_id = ids[node.seq]
+        if edges is None:
+            return {"node": node_id, "kind": "seed", "grads": {node_id: to_json(upstream)},
+                    "terms": []}
+        inputs = node.inputs
+        locals_ = local_derivatives(node) if edges else None
+        names = _rule_names(node) if edges else {}
+        # The last value of each input (x*x changes x twice), in the order first changed.
+        last: dict[str, Any] = {}
+        terms = []
+        for arg, contribution, before, after in edges:
+            input_id = ids[inputs[arg].seq]
+            last[input_id] = after
+            terms.append({
+                "input": input_id,
+                "arg": arg,
+                "rule": _rule(node, arg, names),
+                "local": None if locals_ is None else locals_[arg],
+                "contribution": to_json(contribution),
+                "before": to_json(before),
+                "after": to_json(after),
+            })
+        assert node.op is not None
+        return {
+            "node": node_id,
+            "kind": "backward",
+            "grads": {k: to_json(v) for k, v in last.items()},
+            "terms": terms,
+            "op": node.op.name,
+            "upstream": to_json(upstream),
         }
-        if step.kind == "backward":
-            assert step.node.op is not None
-            out["op"] = step.node.op.name
-            out["upstream"] = to_json(step.upstream)
-        return out
 
 
 def jsonable(x: Any) -> Any:
@@ -310,4 +353,4 @@ def trace(
     assign_labels(nodes)
     recorder = TraceRecorder(accumulate)
     topo = backward(output, recorder=recorder, accumulate=accumulate, order=order)
-    return Trace(nodes, output, topo, recorder.steps, accumulate, order)
+    return Trace(nodes, output, topo, recorder.records, accumulate, order)

@@ -292,18 +292,13 @@ def make_view(
             dropped = [k for k in values if k not in free]
             values = {k: v for k, v in values.items() if k in free}
     try:
-        trace = eng.run(
-            source, values, accumulate=accumulate, order=order, limits=_limits()
-        ).to_dict()
+        result = eng.run(source, values, accumulate=accumulate, order=order, limits=_limits())
+        trace = result.to_dict()
     except eng.ProgramError as err:
         return {"error": err.to_dict()["error"], "status": err.status, "values": values}
-    other = "assign" if accumulate == "add" else "add"
     try:
-        alt = eng.run(source, values, accumulate=other, order=order, limits=_limits()).to_dict()
-        contrast = {
-            "accumulate": other,
-            "grads": {n["id"]: n["grad"] for n in alt["nodes"] if n.get("grad") is not None},
-        }
+        # The other accumulation's grads (the `=` row): one more backward on the same graph.
+        contrast = eng.program.contrast(result)
     except eng.ProgramError:
         contrast = None
     svg = None

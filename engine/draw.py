@@ -925,13 +925,13 @@ def escape_attr(text: str) -> str:
 def _safe(line: str) -> str:
     """Drop any attribute that could link out or run script (Graphviz writes none of ours,
     but the drawing is inlined into a page, so nothing is trusted)."""
+    lower = line.lower()
+    if "href" not in lower and " on" not in lower:
+        return line
     end = line.find(">")
     if end < 0:
         return line
-    tag = line[:end]
-    if "href" not in tag and " on" not in tag and " ON" not in tag.upper():
-        return line
-    return _UNSAFE_ATTR_RE.sub("", tag) + line[end:]
+    return _UNSAFE_ATTR_RE.sub("", line[:end]) + line[end:]
 
 
 def _add_attrs(line: str, extra: str) -> str:
@@ -1182,7 +1182,7 @@ class _TextsMismatch(Exception):
 def _svg_text(text: str) -> str:
     """A label's text (escaped for an HTML-like label) as SVG text, as Graphviz writes it: a
     space after a space is a no-break space, so runs of spaces keep their width."""
-    return re.sub(r"(?<= ) ", "&#160;", text)
+    return re.sub(r"(?<= ) ", "&#160;", text) if "  " in text else text
 
 
 def _put_texts(lines: list[str], texts: list[str] | None) -> None:

@@ -20,6 +20,10 @@
   const LABEL_CHARS = 24; // engine/draw.py shortens labels the same way
   const HEAT_ROWS = 8, HEAT_COLS = 16;
   const MAX_TABLE_CELLS = 5000;
+  // A table wider than this many grads has cells only in the columns on show (and half a box
+  // either side): the rest of each row is one empty cell. A browser lays a table out as a
+  // whole, so a step that adds a row costs in proportion to every cell in it.
+  const WIDE_TABLE = 40;
   const LONG_SOURCE = 200; // URL-encoded characters above which the link compresses the program
 
   // ------------------------------------------------------------------------------------------
@@ -156,7 +160,9 @@
     const N = trace.steps.length - 1;
     const boxOf = {};
     if (state.collapsed) state.collapsed.members.forEach((id) => { boxOf[id] = state.collapsed.id; });
-    return { trace, byId, topoIndex, edgeStep, stepOf, cols, gradScale, N, boxOf, cache: {} };
+    const zeros = {}; // every grad before the seed (one object per node, so equal grads are ===)
+    trace.nodes.forEach((n) => { if (n.grad !== null) zeros[n.id] = zerosLike(n.shape); });
+    return { trace, byId, topoIndex, edgeStep, stepOf, cols, gradScale, N, boxOf, zeros, cache: {} };
   }
 
   function maxAbs(v) {
@@ -165,14 +171,15 @@
     return m;
   }
 
-  // The grads after step k: the running merge of the steps' deltas.
+  // The grads after step k: the running merge of the steps' deltas (from the grads after k-1
+  // when that is what was asked last, as when stepping forwards).
   function gradsAt(k) {
-    if (T.cache.k === k) return T.cache.grads;
-    const grads = {};
-    T.trace.nodes.forEach((n) => { if (n.grad !== null) grads[n.id] = zerosLike(n.shape); });
-    for (let i = 0; i <= k && i < T.trace.steps.length; i++) {
-      Object.assign(grads, T.trace.steps[i].grads || {});
-    }
+    const c = T.cache;
+    if (c.k === k) return c.grads;
+    const steps = T.trace.steps;
+    const from = c.grads && c.k === k - 1 ? k : 0;
+    const grads = Object.assign({}, from ? c.grads : T.zeros);
+    for (let i = from; i <= k && i < steps.length; i++) Object.assign(grads, steps[i].grads || {});
     T.cache = { k, grads };
     return grads;
   }
@@ -222,13 +229,13 @@
         title: g.querySelector("title"),
       };
     });
-    const edges = $$("g.edge", svg).map((g) => ({ g, id: g.id, label: g.querySelector("text.elabel") }));
+    const edges = $$("g.edge", svg).map((g) => ({ g, id: g.id, consumer: g.id.split("-")[1], label: g.querySelector("text.elabel") }));
     const boxes = {};
     $$("g.node.collapsed", svg).forEach((g) => {
       const head = g.querySelector("text");
       boxes[g.id] = { g, head, text: head ? head.textContent.replace(/^▶ /, "") : "" };
     });
-    G = { svg, nodes, edges, boxes, base: { x: vb[0], y: vb[1], w: vb[2], h: vb[3] }, view: null, userZoom: false };
+    G = { svg, nodes, edges, boxes, hasBoxes: Object.keys(boxes).length > 0, base: { x: vb[0], y: vb[1], w: vb[2], h: vb[3] }, view: null, userZoom: false };
     fitGraph();
   }
 
@@ -291,63 +298,126 @@
     return "#" + target.map((c) => Math.floor(255 + (c - 255) * tt + 0.5).toString(16).padStart(2, "0")).join("");
   }
 
+  // Restyling the drawing. Only what differs from the state last drawn is touched: a step
+  // changes a handful of nodes and edges (the node that runs, the grads it writes, the edges it
+  // sends along), so a step costs the same on a 20-node graph and a 1,000-node one. The first
+  // drawing of a trace, and turning the forward pass on or off, restyle everything.
   function renderGraph() {
     if (!G || !T) return;
     if (!G.userZoom) requestAnimationFrame(followCurrent);
     const fwd = inForward();
     const k = state.step;
     const st = T.trace.steps[k] || { node: null, grads: {} };
-    const grads = gradsAt(k);
     const changed = fwd ? {} : st.grads || {};
     const current = fwd ? T.trace.topo[state.fwd] : st.node;
-    const doneFwd = (id) => !fwd || !(id in T.topoIndex) || T.topoIndex[id] <= state.fwd;
-    Object.entries(G.nodes).forEach(([id, el]) => {
-      const node = T.byId[id];
-      if (!node) return;
-      const isCur = id === current;
-      const pending = !doneFwd(id);
-      el.g.classList.toggle("current", isCur);
-      el.g.classList.toggle("changed", id in changed);
-      el.g.classList.toggle("hover", id === state.hover);
-      el.g.classList.toggle("fwd", fwd);
-      el.g.classList.toggle("fwd-pending", pending);
-      if (el.head) setText(el.head, headText(node, isCur ? "▶ " : "", pending));
-      const g = grads[id];
-      if (el.lastGrad === g && el.lastFwd === fwd) return; // same grad object: nothing moved
-      el.lastGrad = g; el.lastFwd = fwd;
-      if (el.grad && g !== undefined) setText(el.grad, "grad " + fmt(g));
-      if (el.gtexts.length && g !== undefined) {
-        const f = flat(g);
-        el.gtexts.forEach((txt, i) => setText(txt, fmt(f[i])));
+    const ctx = { fwd, k, f: state.fwd, grads: gradsAt(k), changed, current };
+    const prev = G.shown && G.shown.T === T && G.shown.fwd === fwd ? G.shown : null;
+    G.shown = { T, fwd, k, f: state.fwd, hover: state.hover, current, changed };
+    const ix = drawingIndex();
+    if (!prev) {
+      Object.keys(G.nodes).forEach((id) => styleNode(id, G.nodes[id], ctx));
+      G.edges.forEach((e) => styleEdge(e, ctx));
+      styleBoxes(ctx);
+      return;
+    }
+    const nodes = new Set([prev.current, current, prev.hover, state.hover]);
+    Object.keys(prev.changed).forEach((id) => nodes.add(id));
+    Object.keys(changed).forEach((id) => nodes.add(id));
+    const edges = new Set();
+    if (fwd) {
+      // Moving from one forward position to another changes the nodes (and the edges into
+      // them) between the two.
+      const lo = Math.min(prev.f, state.fwd), hi = Math.max(prev.f, state.fwd);
+      for (let i = lo; i <= hi; i++) {
+        const id = T.trace.topo[i];
+        nodes.add(id);
+        (ix.edgesInto[id] || []).forEach((e) => edges.add(e));
       }
-      if (el.gheat.length && g !== undefined) {
-        const cells = heatGrid(g, node.shape);
-        const scale = T.gradScale[id] || 0;
-        el.gheat.forEach((r, i) => r.setAttribute("fill", heatColour(cells[i] || 0, scale)));
+    } else {
+      // From step a to step b: the edges of the steps between change (future, active, sent),
+      // and so do the grads the steps between wrote.
+      const lo = Math.min(prev.k, k), hi = Math.max(prev.k, k);
+      for (let i = lo; i <= hi; i++) {
+        (ix.edgesAt[i] || []).forEach((e) => edges.add(e));
+        if (i > lo) Object.keys(T.trace.steps[i].grads || {}).forEach((id) => nodes.add(id));
       }
-      if (el.title) {
-        const lines = [node.label + (node.text && node.text !== node.label ? " = " + node.text : "")];
-        lines.push("value " + exact(node.value));
-        if (g !== undefined && !fwd) lines.push("grad " + exact(g));
-        setText(el.title, lines.join("\n"));
-      }
-    });
-    Object.entries(G.boxes).forEach(([id, box]) => {
-      const isCur = T.boxOf[current] === id;
-      box.g.classList.toggle("current", isCur);
-      box.g.classList.toggle("changed", Object.keys(changed).some((c) => T.boxOf[c] === id));
-      if (box.head) setText(box.head, (isCur ? "▶ " : "") + box.text);
-    });
+    }
+    nodes.forEach((id) => { if (id && G.nodes[id]) styleNode(id, G.nodes[id], ctx); });
+    edges.forEach((e) => styleEdge(e, ctx));
+    if (G.hasBoxes) styleBoxes(ctx);
+  }
+
+  // The drawing's edges by the step that sends along them and by the node they feed.
+  function drawingIndex() {
+    if (G.ix && G.ix.T === T) return G.ix;
+    const edgesAt = {}, edgesInto = {};
     G.edges.forEach((e) => {
       const s = T.edgeStep[e.id];
-      const hasTerm = s !== undefined;
-      const consumer = e.id.split("-")[1];
-      e.g.classList.toggle("fwd", fwd);
-      e.g.classList.toggle("active", !fwd && hasTerm && s === k);
-      e.g.classList.toggle("sent", !fwd && hasTerm && s < k);
-      e.g.classList.toggle("future", !fwd && hasTerm && s > k);
-      e.g.classList.toggle("fwd-done", fwd && doneFwd(consumer));
-      e.g.classList.toggle("fwd-pending", fwd && !doneFwd(consumer));
+      if (s !== undefined) (edgesAt[s] = edgesAt[s] || []).push(e);
+      (edgesInto[e.consumer] = edgesInto[e.consumer] || []).push(e);
+    });
+    G.ix = { T, edgesAt, edgesInto };
+    return G.ix;
+  }
+
+  function doneFwd(id, ctx) {
+    return !ctx.fwd || !(id in T.topoIndex) || T.topoIndex[id] <= ctx.f;
+  }
+
+  function styleNode(id, el, ctx) {
+    const node = T.byId[id];
+    if (!node) return;
+    const fwd = ctx.fwd;
+    const isCur = id === ctx.current;
+    const pending = !doneFwd(id, ctx);
+    const cl = el.g.classList;
+    cl.toggle("current", isCur);
+    cl.toggle("changed", id in ctx.changed);
+    cl.toggle("hover", id === state.hover);
+    cl.toggle("fwd", fwd);
+    cl.toggle("fwd-pending", pending);
+    if (el.head) setText(el.head, headText(node, isCur ? "▶ " : "", pending));
+    const g = ctx.grads[id];
+    if (el.lastGrad === g && el.lastFwd === fwd) return; // same grad object: nothing moved
+    el.lastGrad = g; el.lastFwd = fwd;
+    if (el.grad && g !== undefined) setText(el.grad, "grad " + fmt(g));
+    if (el.gtexts.length && g !== undefined) {
+      const f = flat(g);
+      el.gtexts.forEach((txt, i) => setText(txt, fmt(f[i])));
+    }
+    if (el.gheat.length && g !== undefined) {
+      const cells = heatGrid(g, node.shape);
+      const scale = T.gradScale[id] || 0;
+      el.gheat.forEach((r, i) => r.setAttribute("fill", heatColour(cells[i] || 0, scale)));
+    }
+    if (el.title) {
+      const lines = [node.label + (node.text && node.text !== node.label ? " = " + node.text : "")];
+      lines.push("value " + exact(node.value));
+      if (g !== undefined && !fwd) lines.push("grad " + exact(g));
+      setText(el.title, lines.join("\n"));
+    }
+  }
+
+  function styleEdge(e, ctx) {
+    const s = T.edgeStep[e.id];
+    const hasTerm = s !== undefined;
+    const fwd = ctx.fwd, k = ctx.k;
+    const cl = e.g.classList;
+    cl.toggle("fwd", fwd);
+    cl.toggle("active", !fwd && hasTerm && s === k);
+    cl.toggle("sent", !fwd && hasTerm && s < k);
+    cl.toggle("future", !fwd && hasTerm && s > k);
+    cl.toggle("fwd-done", fwd && doneFwd(e.consumer, ctx));
+    cl.toggle("fwd-pending", fwd && !doneFwd(e.consumer, ctx));
+  }
+
+  function styleBoxes(ctx) {
+    const changedIds = Object.keys(ctx.changed);
+    Object.entries(G.boxes).forEach(([id, box]) => {
+      const isCur = T.boxOf[ctx.current] === id;
+      box.g.classList.toggle("current", isCur);
+      box.g.classList.toggle("changed", changedIds.some((c) => T.boxOf[c] === id));
+      if (box.head) setText(box.head, (isCur ? "▶ " : "") + box.text);
     });
   }
 
@@ -520,6 +590,56 @@
   // The grad table (#grad-table): one column per grad, one row per step.
 
   let tableWindow = null; // [first, last] rows rendered, when the table is too large for all
+  let tableCols = null; // [first, last] columns (indices into T.cols) with cells, when wide
+
+  function isWide() {
+    return !!T && T.cols.length > WIDE_TABLE && T.trace.steps.length * T.cols.length > MAX_TABLE_CELLS;
+  }
+
+  // The most characters each column's cells show at any step (the font is monospaced).
+  function cellChars() {
+    const n = {};
+    T.cols.forEach((id) => { n[id] = cps(fmtCell(T.zeros[id])).length; });
+    T.trace.steps.forEach((st) => {
+      Object.entries(st.grads || {}).forEach(([id, g]) => {
+        if (id in n) n[id] = Math.max(n[id], cps(fmtCell(g)).length);
+      });
+    });
+    return n;
+  }
+
+  // The columns in view in the table's box, and half a box either side.
+  function colsOnShow(table) {
+    const box = table.closest(".table-scroll");
+    const heads = table.tHead.rows[0].cells;
+    const n = T.cols.length;
+    const w = box ? box.clientWidth : 0;
+    if (!w) return [0, Math.min(n, WIDE_TABLE) - 1]; // not laid out (a closed <details>)
+    // Offsets from the table, which starts the box's scrolled content (the sticky corner cell
+    // has moved with the scroll, so it is no origin).
+    const lo = box.scrollLeft - w / 2, hi = box.scrollLeft + w * 1.5;
+    let a = 0, b = n - 1;
+    while (a < n - 1 && heads[a + 1].offsetLeft + heads[a + 1].offsetWidth < lo) a++;
+    while (b > a && heads[b + 1].offsetLeft > hi) b--;
+    return [a, b];
+  }
+
+  // Scrolled sideways (or resized): fill in the columns that came into view.
+  function followTableScroll() {
+    const table = $("#grad-table");
+    if (!table || !T || !tableCols || !isWide()) return;
+    const box = table.closest(".table-scroll");
+    if (!box || !box.clientWidth) return;
+    const heads = table.tHead.rows[0].cells;
+    const [a, b] = tableCols;
+    const left = heads[a + 1].offsetLeft, right = heads[b + 1].offsetLeft + heads[b + 1].offsetWidth;
+    const inView = (a === 0 || left <= box.scrollLeft) &&
+      (b === T.cols.length - 1 || right >= box.scrollLeft + box.clientWidth);
+    if (inView) return;
+    tableCols = colsOnShow(table);
+    renderTableBody(true);
+    renderTable(true);
+  }
 
   function stepDesc(k) {
     const st = T.trace.steps[k];
@@ -543,15 +663,21 @@
     corner.scope = "col";
     corner.textContent = t("step_col");
     hr.append(corner);
+    const wide = isWide();
+    const chars = wide ? cellChars() : null;
     T.cols.forEach((id) => {
       const th = document.createElement("th");
       th.scope = "col";
       th.dataset.node = id;
       th.textContent = nodeLabel(id);
       th.title = nodeLabel(id) + ".grad";
+      // The column is as wide as its widest cell at any step, so rows coming and going (and
+      // cells filled in as the table scrolls sideways) never move the columns.
+      if (wide) th.style.minWidth = "calc(" + chars[id] + "ch + 1rem + 2px)";
       hr.append(th);
     });
     thead.append(hr);
+    tableCols = wide ? colsOnShow(table) : null;
     renderTableBody(true);
     // What the other accumulation gives, after the last step.
     if (state.contrast && state.contrast.grads) {
@@ -577,27 +703,45 @@
     }
   }
 
+  // The rows on show: all of them, or (a table too large for that) a window around the step,
+  // which slides with it: stepping adds the row coming into the window and drops the one
+  // leaving it, rather than rebuilding the window.
   function renderTableBody(force) {
     const table = $("#grad-table");
-    if (!table || !T) return;
+    if (!table || !T) return false;
     const tbody = table.tBodies[0];
     const rows = T.trace.steps.length, cols = Math.max(1, T.cols.length);
     let first = 0, last = rows - 1;
     const note = $("#table-note");
-    if (rows * cols > MAX_TABLE_CELLS) {
+    const windowed = rows * cols > MAX_TABLE_CELLS;
+    if (windowed) {
       const half = Math.max(5, Math.floor(MAX_TABLE_CELLS / cols / 2));
       first = Math.max(0, state.step - half);
       last = Math.min(rows - 1, state.step + half);
-      if (!force && tableWindow && (state.step - tableWindow[0] > 3 || tableWindow[0] === 0) &&
-          (tableWindow[1] - state.step > 3 || tableWindow[1] === rows - 1)) return false;
-      if (note) { note.hidden = false; note.textContent = `${first}–${last} / ${rows - 1}`; }
-    } else {
-      if (!force && tableWindow) return false;
-      if (note) note.hidden = true;
     }
+    const shown = tableWindow;
+    if (!force && shown && shown[0] === first && shown[1] === last) return false;
+    if (windowed && note) { note.hidden = false; note.textContent = `${first}–${last} / ${rows - 1}`; }
+    else if (note) note.hidden = true;
     tableWindow = [first, last];
-    const grads = {};
-    T.trace.nodes.forEach((n) => { if (n.grad !== null) grads[n.id] = zerosLike(n.shape); });
+    if (!force && shown && first <= shown[1] && last >= shown[0]) {
+      // Overlapping windows: drop the rows that left, add the ones that came in.
+      for (let k = shown[0]; k < first; k++) tbody.firstElementChild.remove();
+      for (let k = shown[1]; k > last; k--) tbody.lastElementChild.remove();
+      if (first < shown[0]) tbody.prepend(buildRows(first, shown[0] - 1));
+      if (last > shown[1]) tbody.append(buildRows(shown[1] + 1, last));
+      return "slid";
+    }
+    tbody.replaceChildren(buildRows(first, last));
+    tableShown = null;
+    return "built";
+  }
+
+  // Rows first..last, each as it should look at the current step.
+  function buildRows(first, last) {
+    const [c0, c1] = tableCols || [0, T.cols.length - 1];
+    const grads = Object.assign({}, T.zeros);
+    const fwd = inForward();
     const frag = document.createDocumentFragment();
     for (let k = 0; k <= last; k++) {
       const st = T.trace.steps[k];
@@ -605,31 +749,41 @@
       if (k < first) continue;
       const tr = document.createElement("tr");
       tr.dataset.step = String(k);
+      if (!fwd && k === state.step) tr.setAttribute("aria-current", "step");
+      if (fwd || k > state.step) tr.className = "later";
       const th = document.createElement("th");
       th.scope = "row";
       th.textContent = k + " · " + stepDesc(k);
       tr.append(th);
-      T.cols.forEach((id) => {
+      if (c0 > 0) tr.append(gapCell(c0));
+      for (let c = c0; c <= c1; c++) {
+        const id = T.cols[c];
         const td = document.createElement("td");
         td.dataset.node = id;
         td.textContent = fmtCell(grads[id]);
         td.title = exact(grads[id]);
         if (st.grads && id in st.grads) td.classList.add("changed");
+        if (id === state.hover) td.classList.add("hover");
         tr.append(td);
-      });
+      }
       frag.append(tr);
     }
-    tbody.replaceChildren(frag);
-    tableShown = null;
-    return true;
+    return frag;
+  }
+
+  function gapCell(span) {
+    const td = document.createElement("td");
+    td.className = "gap";
+    td.colSpan = span;
+    return td;
   }
 
   // Only the rows and columns that changed are touched: a big table must step quickly too.
   let tableShown = null; // {step, fwd, hover} as last drawn
-  function renderTable() {
+  function renderTable(keepScroll) {
     const table = $("#grad-table");
     if (!table || !T) return;
-    const rebuilt = renderTableBody(false);
+    const rebuilt = renderTableBody(false) === "built";
     const fwd = inForward();
     const cur = fwd ? -1 : state.step;
     const prev = rebuilt || !tableShown ? null : tableShown;
@@ -657,7 +811,7 @@
     }
     const moved = !prev || prev.step !== state.step || prev.fwd !== fwd;
     tableShown = { step: state.step, fwd, hover: state.hover };
-    const currentRow = moved && cur >= 0 ? rows[cur - first] : null;
+    const currentRow = moved && cur >= 0 && !keepScroll ? rows[cur - first] : null;
     if (currentRow) {
       const box = table.closest(".table-scroll");
       if (box) {
@@ -675,8 +829,10 @@
   // ------------------------------------------------------------------------------------------
   // Order strips
 
+  let chips = null; // {topo: Map id -> li, back: Map id -> li, shown: {fwd, f, step, hover}}
   function buildStrips() {
     const topo = $("#topo-strip"), back = $("#backward-strip");
+    chips = null;
     if (!topo || !back) return;
     topo.replaceChildren(); back.replaceChildren();
     if (!T) return;
@@ -688,31 +844,54 @@
       if (extra) li.className = extra;
       return li;
     };
-    T.trace.topo.forEach((id) => topo.append(chip(id)));
+    chips = { topo: new Map(), back: new Map(), shown: null };
+    T.trace.topo.forEach((id) => { const li = chip(id); chips.topo.set(id, li); topo.append(li); });
     T.trace.topo.slice().reverse().forEach((id) => {
-      back.append(chip(id, id in T.stepOf || id === T.trace.output ? "" : "idle"));
+      const li = chip(id, id in T.stepOf || id === T.trace.output ? "" : "idle");
+      chips.back.set(id, li);
+      back.append(li);
     });
   }
 
+  // Like the drawing, only the chips whose state changed since the last render are touched.
   function renderStrips() {
-    if (!T) return;
+    if (!T || !chips) return;
     const fwd = inForward();
     const st = T.trace.steps[state.step];
-    $$("#topo-strip li").forEach((li) => {
-      const i = T.topoIndex[li.dataset.node];
+    const topoChip = (id) => {
+      const li = chips.topo.get(id);
+      if (!li) return;
+      const i = T.topoIndex[id];
       const cur = fwd && i === state.fwd;
       li.setAttribute("aria-current", cur ? "true" : "false");
       li.classList.toggle("done", fwd && i < state.fwd);
-      li.classList.toggle("hover", li.dataset.node === state.hover);
-    });
-    $$("#backward-strip li").forEach((li) => {
-      const id = li.dataset.node;
+      li.classList.toggle("hover", id === state.hover);
+    };
+    const backChip = (id) => {
+      const li = chips.back.get(id);
+      if (!li) return;
       const cur = !fwd && st && st.node === id;
       li.setAttribute("aria-current", cur ? "true" : "false");
       const s = id === T.trace.output ? 0 : T.stepOf[id];
       li.classList.toggle("done", !fwd && s !== undefined && s < state.step && !cur);
       li.classList.toggle("hover", id === state.hover);
-    });
+    };
+    const prev = chips.shown && chips.shown.fwd === fwd ? chips.shown : null;
+    chips.shown = { fwd, f: state.fwd, step: state.step, hover: state.hover };
+    if (!prev) {
+      chips.topo.forEach((li, id) => topoChip(id));
+      chips.back.forEach((li, id) => backChip(id));
+      return;
+    }
+    const ids = new Set([prev.hover, state.hover]);
+    if (fwd) {
+      const lo = Math.min(prev.f, state.fwd), hi = Math.max(prev.f, state.fwd);
+      for (let i = lo; i <= hi; i++) ids.add(T.trace.topo[i]);
+    } else {
+      const lo = Math.min(prev.step, state.step), hi = Math.max(prev.step, state.step);
+      for (let i = lo; i <= hi; i++) ids.add(T.trace.steps[i].node);
+    }
+    ids.forEach((id) => { if (id) { topoChip(id); backChip(id); } });
   }
 
   // ------------------------------------------------------------------------------------------
@@ -1351,6 +1530,9 @@
       ev.clipboardData.setData("text/plain", rows.join("\n"));
       ev.preventDefault();
     });
+    const tableBox = $("#grad-table") && $("#grad-table").closest(".table-scroll");
+    if (tableBox) tableBox.addEventListener("scroll", followTableScroll, { passive: true });
+    window.addEventListener("resize", followTableScroll);
     on("#grad-table", "click", (ev) => {
       const tr = ev.target.closest && ev.target.closest("tbody tr");
       if (tr && tr.dataset.step !== undefined) { state.fwd = null; setPos(fwdCount() + Number(tr.dataset.step)); }

@@ -115,6 +115,11 @@ def rss_mb(pid: int) -> float:
 # --- the client ----------------------------------------------------------------------------------
 
 
+def _closed_before_answer(exc: BaseException) -> bool:
+    """The connection was gone before the answer's first byte (not a timeout)."""
+    return isinstance(exc, ConnectionError | BrokenPipeError) and not isinstance(exc, TimeoutError)
+
+
 class Client:
     """Keep-alive HTTP/1.1 connections to one port, opened as needed."""
 
@@ -131,12 +136,21 @@ class Client:
         return await self.send(head + body)
 
     async def send(self, request: bytes) -> tuple[int, int]:
-        """(status, body bytes) of one request on an idle connection or a new one."""
-        conn = self.idle.pop() if self.idle else await asyncio.open_connection(HOST, self.port)
+        """(status, body bytes) of one request on an idle connection or a new one. As a
+        browser does, a request on a kept-alive connection that the server had already closed
+        (its keep-alive timeout) is sent again once on a new connection."""
+        reused = bool(self.idle)
+        conn = self.idle.pop() if reused else await asyncio.open_connection(HOST, self.port)
         reader, writer = conn
         try:
             writer.write(request)
             status, size, keep = await asyncio.wait_for(self._answer(reader), TIMEOUT)
+        except (ConnectionError, OSError) as exc:
+            writer.close()
+            if reused and _closed_before_answer(exc):
+                self.close()  # the other idle connections are as old
+                return await self.send(request)
+            raise
         except BaseException:
             writer.close()
             raise

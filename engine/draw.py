@@ -97,6 +97,7 @@ class DrawError(Exception):
 # Numbers and strings
 
 
+@functools.lru_cache(maxsize=8192)
 def fmt(x: float | int | None) -> str:
     """The one display precision: 4 significant digits, trailing zeros dropped, an exponent
     outside 1e-4 ≤ |x| < 1e4 (as printf's %.4g). Rounds ties away from zero on the exact
@@ -170,7 +171,9 @@ def text_width(text: str, size: float = FONT_SIZE) -> float:
     scale = size / FONT_SIZE
     if text.isascii():
         return scale * CHAR_W * len(text)
-    return scale * sum(WIDE_W if unicodedata.east_asian_width(c) in "WF" else CHAR_W for c in text)
+    # Nothing before U+0378 is east-Asian wide: one column each, without asking.
+    wide = sum(1 for c in text if c >= "\u0378" and unicodedata.east_asian_width(c) in "WF")
+    return scale * (CHAR_W * (len(text) - wide) + WIDE_W * wide)
 
 
 def shorten(text: str, limit: int = LABEL_CHARS) -> str:

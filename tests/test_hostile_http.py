@@ -375,6 +375,9 @@ def test_every_picture_runs_and_loads_nothing_and_may_be_embedded(
 REAL_RUN = engine.run
 
 
+NAN = float("nan")
+
+
 class NaNTrace:
     """What a broken engine might return: a trace with a NaN and an infinity in it."""
 
@@ -404,6 +407,9 @@ def test_a_nan_that_slipped_through_still_gives_strict_json(
     unique = f"nan_probe_{path.strip('/').replace('/', '_')} * 1"
     monkeypatch.setattr(api, "run", lambda *a, **k: NaNTrace())
     monkeypatch.setattr(engine, "run", lambda *a, **k: NaNTrace())
+    monkeypatch.setattr(  # the page's `=` row, from the same broken engine
+        engine.program, "contrast", lambda *a, **k: {"accumulate": "assign", "grads": {"n0": NAN}}
+    )
     if path.startswith("/api"):
         r = client.post(path, json={"source": unique})
         assert r.status_code == 200

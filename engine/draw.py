@@ -4,6 +4,12 @@
 DOT text; `to_svg(dot)` is the one place Graphviz runs; `render_svg(trace, step)` does both and
 then tags the laid-out SVG so a page can restyle it for every step without a new layout.
 
+Graphviz lays out boxes, not words: every box and label is sized here (our monospace font's
+advance, in steps of ROOM_CHARS characters, with room for NUMBER_ROOM-character numbers), and
+`render_svg` hands Graphviz the DOT with each text replaced by a placeholder (`_geometry`),
+then puts the texts back into the SVG. So the layout never depends on how Graphviz would
+measure text, and the same program with other numbers is the same layout (cached by `to_svg`).
+
 What the drawing shows (the legend, in words):
 
 - every trace node is ONE Graphviz node whose id is its trace id (``n0`` ...): an op cell with

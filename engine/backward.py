@@ -79,6 +79,8 @@ def backward(
                 # The forward's fast path made this node: an elementwise op on one or two
                 # scalars. The op's scalar kernel, float64 scalars, no lists to build (a scalar
                 # leaf or constant holds a 0-d array: `[()]` reads it as a float64 scalar).
+                # The accumulation into each input is written out in place, not called: this
+                # loop is what the engine's time per node is (a call per edge costs ~10%).
                 a = inputs[0]
                 x = a.data
                 if type(x) is not _F64:

@@ -963,19 +963,7 @@ def apply2(op: Op, a: Any, b: Any) -> Value:
         out = as_array(out)[()]
     if not _isfinite(out):
         raise OpError(non_finite_message(op, out), "non_finite")
-    node: Value = _new(Value)
-    node.data = out
-    node.grad = None
-    node.op = op
-    node.inputs = (a, b)
-    node.name = None
-    node.label = None
-    node.kind = "op"
-    node.requires_grad = a.requires_grad or b.requires_grad
-    node.seq = next(_creation)
-    node.span = None
-    node.text = None
-    return node
+    return _scalar_node(op, out, (a, b), a.requires_grad or b.requires_grad)
 
 
 def apply1(op: Op, a: Any) -> Value:
@@ -996,15 +984,21 @@ def apply1(op: Op, a: Any) -> Value:
         out = as_array(out)[()]
     if not _isfinite(out):
         raise OpError(non_finite_message(op, out), "non_finite")
+    return _scalar_node(op, out, (a,), a.requires_grad)
+
+
+def _scalar_node(op: Op, out: Any, inputs: tuple[Value, ...], requires_grad: bool) -> Value:
+    """A new op node for a scalar result, every field set without __init__'s checks (the fast
+    path has made them already)."""
     node: Value = _new(Value)
     node.data = out
     node.grad = None
     node.op = op
-    node.inputs = (a,)
+    node.inputs = inputs
     node.name = None
     node.label = None
     node.kind = "op"
-    node.requires_grad = a.requires_grad
+    node.requires_grad = requires_grad
     node.seq = next(_creation)
     node.span = None
     node.text = None

@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import platform
+import statistics
 import sys
 import time
 from collections.abc import Callable
@@ -174,6 +175,24 @@ def report(r: dict[str, Any]) -> str:
                 _verdict(worst <= 0.005),
             )
         )
+        gallery = f.get("gallery") or []
+        if gallery:
+            times = sorted(g["median"] for g in gallery)
+            slowest = max(gallery, key=lambda g: g["median"])
+            fast = sum(1 for t in times if t <= 0.005)
+            counts = [g["nodes"] for g in gallery]
+            rows.append(
+                (
+                    f"the same, the gallery's {len(gallery)} lessons "
+                    f"({min(counts)}–{max(counts)} nodes)",
+                    "median ≤ 5 ms",
+                    f"median of the lessons {ms(statistics.median(times))} · {fast} of "
+                    f"{len(times)} ≤ 5 ms · slowest {slowest['id']} ({slowest['nodes']} nodes) "
+                    f"{ms(slowest['median'])}",
+                    "—",
+                    _verdict(statistics.median(times) <= 0.005),
+                )
+            )
         if all("edit" in s for s in sizes.values()):
             worst_edit = max(s["edit"] for s in sizes.values() if s["nodes"] <= 40)
             rows.append(

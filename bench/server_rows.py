@@ -81,6 +81,25 @@ def first_picture(quick: bool, tiny: bool = False) -> dict[str, Any]:
                 "edit": median(edits),
                 "reused": reused / reps,
             }
+        # The gallery's lessons, what a class opens first: each a new shape.
+        from app.routes.pages import EXAMPLES
+
+        gallery = []
+        for ex in [] if tiny else EXAMPLES:
+            times, body = [], {}
+            for _ in range(3 if quick else 7):
+                cache.clear()
+                draw.to_svg.cache_clear()
+                answer = client.request(
+                    "POST",
+                    "/api/render",
+                    json_body={"source": ex["source"], "values": ex.get("values")},
+                )
+                times.append(answer.seconds)
+                body = answer.json()
+            nodes = len(body["trace"]["nodes"]) if "trace" in body else 0
+            gallery.append({"id": ex["id"], "nodes": nodes, "median": median(times)})
+        out["gallery"] = gallery
         big: dict[str, Any] = {}
         for name, make, n in (
             ("dag 500", lambda i: sized_program(500, salt=i + 1), 2 if quick else 3),

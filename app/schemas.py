@@ -129,7 +129,9 @@ PAGE_PARAMETERS: list[dict[str, Any]] = [
     _query("lang", "`en` (the default) or `zh`.", "en"),
     _query("v", "The address format; this server reads 1.", "1"),
     _query(
-        "collapse", "`1`: draw a long unrolled loop as its first and last iterations and a box."
+        "collapse",
+        "`1`: draw a long unrolled loop as its first and last iterations and a box; `0`: draw "
+        "it in full; absent: collapsed when the graph has more than 200 nodes.",
     ),
 ]
 VIEW_PARAMETERS: list[dict[str, Any]] = PAGE_PARAMETERS + [

@@ -23,10 +23,10 @@ def _app() -> Any:
     return app
 
 
-def _render(client: InProcess, source: str) -> tuple[float, dict[str, Any], int]:
+def _render(client: InProcess, source: str, **options: Any) -> tuple[float, dict[str, Any], int]:
     """POST /api/render (what the page sends as a student types): server time, answer, bytes
     on the wire."""
-    answer = client.request("POST", "/api/render", json_body={"source": source})
+    answer = client.request("POST", "/api/render", json_body={"source": source, **options})
     assert answer.status == 200, answer.body[:200]
     return answer.seconds, answer.json(), len(answer.body)
 
@@ -104,16 +104,19 @@ def first_picture(quick: bool, tiny: bool = False) -> dict[str, Any]:
         for name, make, n in (
             ("dag 500", lambda i: sized_program(500, salt=i + 1), 2 if quick else 3),
             ("loop 500", lambda i: loop_program(500, salt=i + 1), 2 if quick else 5),
+            ("loop 500 in full", lambda i: loop_program(500, salt=i + 1), 2 if quick else 3),
             ("loop 2,000", lambda i: loop_program(2000, salt=i + 1), 2 if quick else 5),
             ("dag 1,000", lambda i: sized_program(1000, salt=i + 1), 2 if quick else 5),
         ):
             if tiny or (quick and name == "dag 500"):
                 continue
+            # "in full": collapse=false, as when the student unticks "collapse long loops".
+            options = {"collapse": False} if name.endswith("in full") else {}
             times, body = [], {}
             for i in range(n):
                 cache.clear()
                 draw.to_svg.cache_clear()
-                seconds, body, _ = _render(client, make(i))
+                seconds, body, _ = _render(client, make(i), **options)
                 times.append(seconds)
             err = body.get("draw_error")
             big[name] = {

@@ -530,6 +530,22 @@ def loop_iterations(trace: Mapping[str, Any]) -> list[list[str]]:
     return iterations
 
 
+AUTO_COLLAPSE_NODES = 200  # a loop's graph larger than this is drawn collapsed unless asked
+
+
+def wants_collapse(
+    trace: Mapping[str, Any], plan: Mapping[str, Any] | None, asked: bool | None
+) -> bool:
+    """Whether to draw the loop of `plan` collapsed: as asked (True or False), or, when not
+    asked (None), if the graph has more than AUTO_COLLAPSE_NODES nodes: a long unrolled loop
+    reads better as its first and last iterations, and is laid out in a fraction of the time."""
+    if plan is None:
+        return False
+    if asked is None:
+        return len(trace["nodes"]) > AUTO_COLLAPSE_NODES
+    return asked
+
+
 def collapse_plan(trace: Mapping[str, Any]) -> dict[str, Any] | None:
     """What the loop's box stands for: every iteration but the first and the last."""
     its = loop_iterations(trace)

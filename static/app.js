@@ -44,7 +44,7 @@
     stale: false, // the drawing is of the last good program, not of the editor's text
     step: boot.query.step == null ? 0 : boot.query.step,
     forwardMode: boot.query.fwd != null,
-    collapse: !!boot.query.collapse,
+    collapse: boot.query.collapse == null ? null : !!boot.query.collapse, // null: the server decides
     collapsible: !!boot.collapsible,
     collapsed: boot.collapsed, // {id, members, iterations, collapsed} when a loop is drawn as a box
     fwd: boot.query.fwd,
@@ -1120,7 +1120,7 @@
     const cl = $("#collapse-loops");
     if (cl) cl.checked = !!state.collapsed;
     const cn = $("#collapse-note");
-    if (cn) cn.hidden = !(state.collapsed && !state.collapse);
+    if (cn) cn.hidden = !(state.collapsed && state.collapse !== true);
     const ex = $("#explain");
     if (ex) { const s = sentence(); if (ex.textContent !== s) ex.textContent = s; }
     const graph = $("#graph");
@@ -1193,7 +1193,7 @@
     }
     if (state.lang !== "en") pairs.push(["lang", state.lang]);
     if (state.present && !opts.noPresent) pairs.push(["present", "1"]);
-    if (state.collapse) pairs.push(["collapse", "1"]);
+    if (state.collapse != null) pairs.push(["collapse", state.collapse ? "1" : "0"]);
     if (window.gradtraceLessons && !opts.backwardOnly) pairs.push(...window.gradtraceLessons.pairs()); // static/lessons.js
     return pairs.map(([k, v]) => k + "=" + enc(v)).join("&");
   }

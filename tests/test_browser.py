@@ -249,6 +249,27 @@ def test_typing_a_program_redraws_it_and_gives_value_fields(ctx, base_url):
     assert "b" in headers and "a" in headers
 
 
+def test_a_long_loop_opens_collapsed_and_a_click_on_its_box_draws_every_iteration(ctx, base_url):
+    src = "w = 0.99\nb = 0.1\nh = 1.0\nfor i in range(80):\n    h = tanh(h*w + b)\nL = h"
+    page = open_page(ctx, base_url, "/?source=" + quote(src))
+    page.wait_for_selector("#graph svg g#loop-1")
+    assert page.is_visible("#collapse-note") and page.is_checked("#collapse-loops")
+    assert "collapse" not in page.url  # the server decided; the address does not say
+    # A tap on the loop's box (which may be scrolled out of the frame: the event, not a mouse).
+    page.dispatch_event("#graph svg g#loop-1 text", "pointerdown")
+    page.dispatch_event("#graph svg g#loop-1 text", "pointerup")
+    wait_js(page, "!document.querySelector('#graph svg g#loop-1')")
+    assert page.locator("#graph svg g.node:not(.copy)").count() == 243  # every iteration
+    assert not page.is_visible("#collapse-note") and not page.is_checked("#collapse-loops")
+    wait_js(page, "new URL(location.href).searchParams.get('collapse') === '0'")
+    again = open_page(ctx, base_url, page.url.removeprefix(base_url))
+    again.wait_for_selector("#graph svg g.node")
+    assert again.locator("#graph svg g#loop-1").count() == 0
+    again.check("#collapse-loops")  # asked for: collapsed, and the address says so
+    again.wait_for_selector("#graph svg g#loop-1")
+    wait_js(again, "new URL(location.href).searchParams.get('collapse') === '1'")
+
+
 def test_an_error_is_shown_in_place_and_the_last_drawing_stays_dimmed(ctx, base_url):
     page = open_page(ctx, base_url, LESSON + "&step=1")
     page.fill("#source", "x*y + tanhh(x)")

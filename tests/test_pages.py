@@ -25,6 +25,7 @@ from app.query import (
     permalink,
 )
 from app.routes.pages import EXAMPLES
+from engine import draw
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
@@ -357,6 +358,30 @@ def test_a_loop_too_large_to_draw_in_full_is_collapsed_without_asking(client):
     assert r.status_code == 200 and b"198 iterations collapsed" in r.content
     small = client.post("/api/render", json={"source": "x*x"}).json()
     assert small["collapsible"] is False and small["collapsed"] is None
+
+
+@needs_dot
+def test_a_long_loop_is_drawn_collapsed_unless_asked_for_in_full(client):
+    """Past draw.AUTO_COLLAPSE_NODES nodes a loop is drawn as its first and last iterations
+    (readable on a projector, laid out in a fraction of the time); `collapse=0` (the box
+    clicked, or the box unticked) draws every iteration; 200 nodes or fewer, in full."""
+    src = "w = 0.99\nb = 0.1\nh = 1.0\nfor i in range(80):\n    h = tanh(h*w + b)\nL = h"
+    body = client.post("/api/render", json={"source": src}).json()
+    assert len(body["trace"]["nodes"]) > draw.AUTO_COLLAPSE_NODES
+    assert body["collapsed"]["collapsed"] == 78 and 'id="loop-1"' in body["svg"]
+    full = client.post("/api/render", json={"source": src, "collapse": False}).json()
+    assert full["collapsed"] is None and 'id="loop-1"' not in full["svg"]
+    drawn = re.findall(r'<g id="(n[0-9]+)" class="node ', full["svg"])  # not the copies
+    assert len(drawn) == len(full["trace"]["nodes"])
+    state = state_of(client.get("/?source=" + quote(src)).text)
+    assert state["collapsed"]["id"] == "loop-1" and state["query"]["collapse"] is None
+    state = state_of(client.get("/?source=" + quote(src) + "&collapse=0").text)
+    assert state["collapsed"] is None and state["query"]["collapse"] is False
+    assert b"78 iterations collapsed" in client.get("/api/svg?source=" + quote(src)).content
+    r = client.get("/api/svg?source=" + quote(src) + "&collapse=0")
+    assert r.status_code == 200 and b"iterations collapsed" not in r.content
+    short = src.replace("range(80)", "range(60)")  # 184 nodes: drawn in full
+    assert client.post("/api/render", json={"source": short}).json()["collapsed"] is None
 
 
 @needs_dot

@@ -249,7 +249,7 @@ def run_view(
     order: str = "dfs",
     *,
     keep_values: bool = False,
-    collapse: bool = False,
+    collapse: bool | None = None,
     lang: str = "en",
 ) -> dict[str, Any]:
     """`make_view`, from the worker's cache when the same program was drawn lately (the view
@@ -270,7 +270,7 @@ def make_view(
     order: str = "dfs",
     *,
     keep_values: bool = False,
-    collapse: bool = False,
+    collapse: bool | None = None,
     lang: str = "en",
 ) -> dict[str, Any]:
     """Run a program for the page: {trace, contrast, svg, draw_error, collapsed, ...} or
@@ -278,8 +278,9 @@ def make_view(
 
     `keep_values`: values carried over from an earlier program are dropped when the new one
     has no such free name (the page keeps the fields a student filled in while they edit).
-    `collapse`: draw a long unrolled loop as its first and last iterations and a box; a loop
-    too large to draw in full is collapsed without being asked."""
+    `collapse`: draw a long unrolled loop as its first and last iterations and a box (True),
+    in full (False), or as draw.wants_collapse decides (None: collapsed past
+    draw.AUTO_COLLAPSE_NODES nodes); a loop too large to draw in full is collapsed anyway."""
     eng = _engine()
     values = dict(values or {})
     dropped: list[str] = []
@@ -304,7 +305,7 @@ def make_view(
     svg = None
     draw_error = None
     plan = draw.collapse_plan(trace)
-    collapsed = bool(collapse and plan)
+    collapsed = draw.wants_collapse(trace, plan, collapse)
     try:
         try:
             svg = draw.render_svg(
@@ -329,6 +330,12 @@ def make_view(
     }
 
 
+def collapse_param(value: str | None) -> bool | None:
+    """`collapse=1` asks for a long loop collapsed, `collapse=0` for it in full; without it the
+    drawing decides (draw.wants_collapse)."""
+    return {"1": True, "0": False}.get(value or "")
+
+
 def _json_for_script(data: Any) -> str:
     """JSON that is safe inside <script type="application/json">: no `</`, no `<!--`."""
     text = to_json(data).decode("utf-8")  # strict: a NaN is null, never a token JSON lacks
@@ -347,7 +354,7 @@ def _page(request: Request, template: str, *, embed: bool) -> Response:
             query.values,
             query.accumulate,
             query.order,
-            collapse=params.get("collapse") == "1",
+            collapse=collapse_param(params.get("collapse")),
             lang=lang,
         )
     except QueryError as err:
@@ -375,7 +382,7 @@ def _page(request: Request, template: str, *, embed: bool) -> Response:
             "fwd": query.fwd if query else None,
             "lang": lang,
             "present": params.get("present") == "1",
-            "collapse": params.get("collapse") == "1",
+            "collapse": collapse_param(params.get("collapse")),
         },
         "trace": trace,
         "contrast": view.get("contrast"),
@@ -495,7 +502,7 @@ def svg_answer(request: Request) -> Response:
     legend = params.get("legend", "1") not in ("0", "false", "no")
     try:
         plan = draw.collapse_plan(trace)
-        collapse = params.get("collapse") == "1" and plan is not None
+        collapse = draw.wants_collapse(trace, plan, collapse_param(params.get("collapse")))
         try:
             svg = draw.render_svg(
                 trace, step, lang=q.lang, legend=legend, max_nodes=_max_drawn(), collapse=collapse
@@ -523,7 +530,7 @@ class RenderRequest(BaseModel):
     accumulate: str = "add"
     order: str = "dfs"
     keep_values: bool = False
-    collapse: bool = False
+    collapse: bool | None = None  # None: collapse a long loop past draw.AUTO_COLLAPSE_NODES
     lang: str = "en"
 
 

@@ -506,3 +506,21 @@ def test_text_only_labels_sit_in_the_middle_of_their_boxes() -> None:
         xs = [float(x) for x in re.findall(r"(-?[0-9.]+),-?[0-9.]+", coords)]
         assert text.get("text-anchor") == "middle"
         assert abs(float(text.get("x") or 0) - (min(xs) + max(xs)) / 2) < 0.01
+
+
+def test_a_drawing_whose_texts_do_not_come_back_is_laid_out_with_them(monkeypatch) -> None:
+    """Should Graphviz ever draw other texts than the placeholders it was given, the drawing
+    is made again from the DOT with the real texts, never shown with a placeholder."""
+    real = draw._geometry
+
+    def one_text_short(dot: str) -> tuple[str, dict[str, list[str]]]:
+        geometry, texts = real(dot)
+        texts["n0"] = texts["n0"][:-1]
+        return geometry, texts
+
+    monkeypatch.setattr(draw, "_geometry", one_text_short)
+    draw.to_svg.cache_clear()
+    svg = draw.render_svg(run("x = 7.0\nL = x*x").to_dict(), None)
+    texts = " | ".join(ET.fromstring(svg).itertext())
+    assert "x = 7" in texts and "L = 49" in texts
+    assert f">{draw.PLACEHOLDER}<" not in svg

@@ -650,7 +650,6 @@ def _node_dot(
                     gw,
                     bold=changed,
                     bg=_GRAD_CELL,
-                    border=2 if changed else 0,
                 )
             )
     else:
@@ -675,8 +674,7 @@ def _node_dot(
                         "grad",
                         _mini_table(_matrix(grad_now), cw, bold=changed),
                         bg=_GRAD_CELL,
-                        border=2 if changed else 0,
-                    )
+                        )
                 )
         else:
             vgrid = heat_grid(node["value"])
@@ -694,8 +692,7 @@ def _node_dot(
                         "grad",
                         _heat_td(ggrid),
                         bg=_GRAD_CELL,
-                        border=2 if changed else 0,
-                    )
+                        )
                 )
                 heat.append(("g", _heat_colours(ggrid, gscale)))
             lay.heat[nid] = heat
@@ -715,7 +712,7 @@ def _node_dot(
             f"{_font(escape_html(symbol), bold=True)}</TD>"
         )
     table_rows = [f"<TR>{op_cell if i == 0 else ''}{r}</TR>" for i, r in enumerate(rows)]
-    border = 3 if current else 1
+    border = 1  # the current node's thick outline is drawn in finish_svg: same layout
     colour = STYLE["active"] if current else (STYLE["offpath"] if muted else STYLE["ink"])
     style = ' STYLE="rounded"' if kind == "leaf" else ""
     lay.roles[nid] = roles
@@ -859,7 +856,9 @@ def _legend_dot(trace: Mapping[str, Any], sv: StepView, lang: str) -> str:
     s = strings(lang)
     n = step_count(trace) - 1
     title = s["step"].format(k=sv.index, n=n)
-    texts = [title, s["legend_current"], s["legend_active"], s["legend_changed"], s["legend_sent"]]
+    longest = s["step"].format(k=n, n=n)  # the same room at every step: the same layout
+    texts = [longest, s["legend_current"], s["legend_active"], s["legend_changed"]]
+    texts.append(s["legend_sent"])
     width = math.ceil(max(text_width(t, EDGE_FONT_SIZE) for t in texts)) + 6
     cell = f'<TD ALIGN="LEFT" WIDTH="{width}"'
     rows = [
@@ -1107,12 +1106,20 @@ def _finish_node(
         if f'fill="{_GRAD_CELL}"' in line:
             fill = STYLE["changed_bg"] if changed else STYLE["grad_bg"]
             line = line.replace(f'fill="{_GRAD_CELL}"', f'fill="{fill}"', 1)
+            if changed:
+                line = line.replace(
+                    ' stroke="transparent"', f' stroke="{STYLE["ink"]}" stroke-width="2"', 1
+                )
             group[k] = _add_attrs(line, f' class="gcell" id="{gid}-gcell"')
         elif f'fill="{_HEAT_CELL}"' in line:
             placeholders.append(k)
     last = group[shapes[-1]] if shapes else ""
     if last and ' class="' not in last and f'fill="{_HEAT_CELL}"' not in last:
-        group[shapes[-1]] = _add_attrs(last, ' class="outline"')  # not the grad cell, nor a map
+        # Not the grad cell, nor a map: the outline. A step's marks change no box's size, so
+        # every step of a program has one layout: the running node's thick outline and a
+        # changed grad's border are strokes drawn here, not borders Graphviz makes room for.
+        extra = ' class="outline"' + (' stroke-width="3"' if "current" in cls else "")
+        group[shapes[-1]] = _add_attrs(last, extra)
     heat = lay.heat.get(gid) or []
     for k, (kind, colours) in zip(placeholders, heat, strict=False):
         group[k] = _heat_group(group[k], gid, kind, colours)

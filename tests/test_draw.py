@@ -524,3 +524,25 @@ def test_a_drawing_whose_texts_do_not_come_back_is_laid_out_with_them(monkeypatc
     texts = " | ".join(ET.fromstring(svg).itertext())
     assert "x = 7" in texts and "L = 49" in texts
     assert f">{draw.PLACEHOLDER}<" not in svg
+
+
+def test_every_step_of_a_program_is_drawn_with_the_same_layout() -> None:
+    """Slides of every step (`gradtrace render --all-steps`) must not jiggle: a step's marks
+    are strokes and colours, never a box of another size."""
+    trace = run("x = 2.0\ny = 3.0\nL = x*y + x").to_dict()
+    placements = set()
+    for k in range(len(trace["steps"])):
+        root = ET.fromstring(draw.render_svg(trace, k, legend=True))
+        boxes = []
+        for g in root.iter(f"{{{draw.SVG_NS}}}g"):
+            if "node" not in (g.get("class") or "").split():
+                continue
+            outline = next(el for el in g if el.get("class") == "outline")
+            boxes.append((g.get("id"), outline.get("points") or outline.get("d")))
+            if "current" in g.get("class", "").split():
+                assert outline.get("stroke-width") == "3"
+            cell = g.find(f"{{{draw.SVG_NS}}}polygon[@class='gcell']")
+            if cell is not None and "changed" in g.get("class", "").split():
+                assert cell.get("stroke") == draw.STYLE["ink"] and cell.get("stroke-width") == "2"
+        placements.add((root.get("width"), root.get("height"), tuple(sorted(boxes))))
+    assert len(placements) == 1

@@ -24,7 +24,7 @@ import numpy as np
 
 from engine import ops
 from engine.graph import dfs_order
-from engine.ops import ARRAY_MATH, Op, OpError
+from engine.ops import ARRAY_MATH, Grads, Math, Needs, Op, OpError
 from engine.value import Value, constant
 
 # --- the few graph ops the rules need beyond engine/ops.py ---------------------------------
@@ -41,10 +41,10 @@ class BroadcastTo(Op):
     def params(self) -> dict[str, Any]:
         return {"shape": list(self.shape)}
 
-    def compute(self, x: np.ndarray) -> np.ndarray:  # type: ignore[override]
+    def compute(self, x: np.ndarray) -> np.ndarray:
         return np.broadcast_to(x, self.shape).copy()
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (m.sum_to(g, ins[0].shape),)
 
 
@@ -60,12 +60,12 @@ class Scatter(Op):
     def params(self) -> dict[str, Any]:
         return {"shape": list(self.shape), "key": ops.index_text(self.key)}
 
-    def compute(self, x: np.ndarray) -> np.ndarray:  # type: ignore[override]
+    def compute(self, x: np.ndarray) -> np.ndarray:
         out = np.zeros(self.shape)
         out[self.key] = x
         return out
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (g[self.key],)
 
 
@@ -83,10 +83,10 @@ class Where(Op):
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         return ops.broadcast_shape(self.cond.shape, *shapes)
 
-    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:  # type: ignore[override]
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.where(self.cond, a, b)
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         a, b = ins
         return (
             m.sum_to(m.where(self.cond, g, 0.0), a.shape) if needs[0] else None,

@@ -91,8 +91,8 @@ def graphviz_env() -> dict[str, str]:
         try:
             directory = tempfile.mkdtemp(prefix="gradtrace-graphviz-")
             atexit.register(shutil.rmtree, directory, True)
-            for f in files:
-                os.symlink(f, os.path.join(directory, os.path.basename(f)))
+            for file in files:
+                os.symlink(file, os.path.join(directory, os.path.basename(file)))
             lite = {**env, "GVBINDIR": directory}
             subprocess.run(["dot", "-c"], env=lite, capture_output=True, timeout=30, check=True)
             probe = subprocess.run(

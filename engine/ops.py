@@ -25,8 +25,8 @@ from __future__ import annotations
 import contextvars
 import math
 import operator
-from collections.abc import Sequence
-from typing import Any, ClassVar
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
@@ -34,6 +34,31 @@ from engine.value import Value, _creation, as_array, constant, lift, op_result
 
 Array = np.ndarray
 Grads = tuple[Array | None, ...]
+Needs = Sequence[bool]
+
+
+class Math(Protocol):
+    """The namespace `m` a gradient rule computes with: ArrayMath on arrays, ScalarMath on
+    float64 scalars, engine.higher's GraphMath on graph nodes. Its functions take and give
+    whichever of those the rule is running on."""
+
+    def exp(self, x: Any, /) -> Any: ...
+    def log(self, x: Any, /) -> Any: ...
+    def sin(self, x: Any, /) -> Any: ...
+    def cos(self, x: Any, /) -> Any: ...
+    def sign(self, x: Any, /) -> Any: ...
+    def mask(self, condition: Any, /) -> Any: ...
+    def where(self, condition: Any, a: Any, b: Any, /) -> Any: ...
+    def reshape(self, x: Any, shape: Any, /) -> Any: ...
+    def transpose(self, x: Any, axes: Any, /) -> Any: ...
+    def matmul(self, a: Any, b: Any, /) -> Any: ...
+    def broadcast_to(self, x: Any, shape: Any, /) -> Any: ...
+    def expand_dims(self, x: Any, axis: Any, /) -> Any: ...
+    def sum(self, x: Any, axis: Any = None, keepdims: bool = False) -> Any: ...
+    def swap_last(self, x: Any, /) -> Any: ...
+    def sum_to(self, g: Any, shape: tuple[int, ...], /) -> Any: ...
+    def scatter(self, g: Any, shape: tuple[int, ...], key: Any, /) -> Any: ...
+    def softmax(self, z: Any, axis: int, /) -> Any: ...
 
 
 class OpError(ValueError):
@@ -146,12 +171,16 @@ class Op:
         """The result's shape before computing it (None: no larger than an input)."""
         return None
 
-    def compute(self, *arrays: Array) -> Array:
-        raise NotImplementedError
+    if TYPE_CHECKING:
+        # `compute(*arrays)`: each op names its own inputs (`compute(self, a, b)`,
+        # `compute(self, x)`), so to the type checker it is a callable of any arity.
+        compute: Callable[..., Array]
+    else:
 
-    def gradient(
-        self, g: Any, ins: Sequence[Any], out: Any, needs: Sequence[bool], m: Any
-    ) -> Grads:
+        def compute(self, *arrays: Array) -> Array:
+            raise NotImplementedError
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -188,17 +217,17 @@ class Add(Binary):
     def compute(self, a: Array, b: Array) -> Array:
         return a + b
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         a, b = ins
         return (
             m.sum_to(g, a.shape) if needs[0] else None,
             m.sum_to(g, b.shape) if needs[1] else None,
         )
 
-    def scalar(self, x, y):
+    def scalar(self, x: Any, y: Any) -> Any:
         return x + y
 
-    def scalar_grad(self, g, x, y, out, na, nb):
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
         return g, g
 
 
@@ -210,17 +239,17 @@ class Sub(Binary):
     def compute(self, a: Array, b: Array) -> Array:
         return a - b
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         a, b = ins
         return (
             m.sum_to(g, a.shape) if needs[0] else None,
             m.sum_to(-g, b.shape) if needs[1] else None,
         )
 
-    def scalar(self, x, y):
+    def scalar(self, x: Any, y: Any) -> Any:
         return x - y
 
-    def scalar_grad(self, g, x, y, out, na, nb):
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
         return g, -g
 
 
@@ -232,17 +261,17 @@ class Mul(Binary):
     def compute(self, a: Array, b: Array) -> Array:
         return a * b
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         a, b = ins
         return (
             m.sum_to(g * b, a.shape) if needs[0] else None,
             m.sum_to(g * a, b.shape) if needs[1] else None,
         )
 
-    def scalar(self, x, y):
+    def scalar(self, x: Any, y: Any) -> Any:
         return x * y
 
-    def scalar_grad(self, g, x, y, out, na, nb):
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
         return g * y, g * x
 
 
@@ -255,17 +284,17 @@ class Div(Binary):
     def compute(self, a: Array, b: Array) -> Array:
         return a / b
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         a, b = ins
         return (
             m.sum_to(g / b, a.shape) if needs[0] else None,
             m.sum_to(-g * a / (b * b), b.shape) if needs[1] else None,
         )
 
-    def scalar(self, x, y):
+    def scalar(self, x: Any, y: Any) -> Any:
         return x / y
 
-    def scalar_grad(self, g, x, y, out, na, nb):
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
         return g / y, -g * x / (y * y)
 
 
@@ -284,7 +313,7 @@ class Pow(Binary):
     def compute(self, a: Array, b: Array) -> Array:
         return np.power(a, b)
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         a, b = ins
         ga = gb = None
         if needs[0]:
@@ -294,10 +323,10 @@ class Pow(Binary):
             gb = m.sum_to(m.where((a == 0) & (b >= 0), 0.0, g * out * ln_a), b.shape)
         return ga, gb
 
-    def scalar(self, x, y):
+    def scalar(self, x: Any, y: Any) -> Any:
         return np.power(x, y)
 
-    def scalar_grad(self, g, x, y, out, na, nb):
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
         ga = gb = None
         if na:
             ga = _ZERO if y == 0 else g * y * x ** (y - 1)
@@ -314,7 +343,7 @@ class Maximum(Binary):
     def compute(self, a: Array, b: Array) -> Array:
         return np.maximum(a, b)
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         a, b = ins
         share_a = m.mask(a > b) + 0.5 * m.mask(a == b)
         return (
@@ -322,7 +351,7 @@ class Maximum(Binary):
             m.sum_to(g * (1.0 - share_a), b.shape) if needs[1] else None,
         )
 
-    def scalar_grad(self, g, x, y, out, na, nb):
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
         share_a = 1.0 if x > y else 0.5 if x == y else 0.0
         return g * share_a, g * (1.0 - share_a)
 
@@ -335,7 +364,7 @@ class Minimum(Binary):
     def compute(self, a: Array, b: Array) -> Array:
         return np.minimum(a, b)
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         a, b = ins
         share_a = m.mask(a < b) + 0.5 * m.mask(a == b)
         return (
@@ -343,7 +372,7 @@ class Minimum(Binary):
             m.sum_to(g * (1.0 - share_a), b.shape) if needs[1] else None,
         )
 
-    def scalar_grad(self, g, x, y, out, na, nb):
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
         share_a = 1.0 if x < y else 0.5 if x == y else 0.0
         return g * share_a, g * (1.0 - share_a)
 
@@ -354,10 +383,10 @@ class Minimum(Binary):
 class Unary(Op):
     elementwise = True
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (self.local(g, ins[0], out, m),)
 
-    def local(self, g: Any, x: Any, out: Any, m: Any) -> Any:
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         raise NotImplementedError
 
     def scalar(self, x: Any) -> Any:
@@ -377,13 +406,13 @@ class Neg(Unary):
     def compute(self, x: Array) -> Array:
         return -x
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return -g
 
-    def scalar(self, x):
+    def scalar(self, x: Any) -> Any:
         return -x
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return -g
 
 
@@ -396,10 +425,10 @@ class Exp(Unary):
     def compute(self, x: Array) -> Array:
         return np.exp(x)
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return g * out
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return g * out
 
 
@@ -412,10 +441,10 @@ class Log(Unary):
     def compute(self, x: Array) -> Array:
         return np.log(x)
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return g / x
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return g / x
 
 
@@ -428,14 +457,14 @@ class Sqrt(Unary):
     def compute(self, x: Array) -> Array:
         return np.sqrt(x)
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return g / (2.0 * out)
 
-    def scalar(self, x):
+    def scalar(self, x: Any) -> Any:
         # √ is correctly rounded in IEEE arithmetic: math.sqrt and np.sqrt agree to the bit.
         return _F64(math.sqrt(x)) if x >= 0.0 else np.sqrt(x)  # √(negative): NaN, reported
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return g / (2.0 * out)
 
 
@@ -447,10 +476,10 @@ class Sin(Unary):
     def compute(self, x: Array) -> Array:
         return np.sin(x)
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return g * m.cos(x)
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return g * np.cos(x)
 
 
@@ -462,10 +491,10 @@ class Cos(Unary):
     def compute(self, x: Array) -> Array:
         return np.cos(x)
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return -g * m.sin(x)
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return -g * np.sin(x)
 
 
@@ -477,10 +506,10 @@ class Tanh(Unary):
     def compute(self, x: Array) -> Array:
         return np.tanh(x)
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return g * (1.0 - out * out)
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return g * (1.0 - out * out)
 
 
@@ -494,14 +523,14 @@ class Sigmoid(Unary):
         e = np.exp(-np.abs(x))
         return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return g * out * (1.0 - out)
 
-    def scalar(self, x):
+    def scalar(self, x: Any) -> Any:
         e = np.exp(-abs(x))
         return 1.0 / (1.0 + e) if x >= 0 else e / (1.0 + e)
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return g * out * (1.0 - out)
 
 
@@ -513,13 +542,13 @@ class Relu(Unary):
     def compute(self, x: Array) -> Array:
         return np.maximum(x, 0.0)
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return g * m.mask(x > 0)
 
-    def scalar(self, x):
+    def scalar(self, x: Any) -> Any:
         return x if x > 0.0 else _ZERO  # np.maximum(-0.0, 0.0) is +0.0 too
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return g if x > 0.0 else g * 0.0  # ū·1 is ū; ū·0 keeps the sign of ū, as the mask does
 
 
@@ -531,13 +560,13 @@ class Abs(Unary):
     def compute(self, x: Array) -> Array:
         return np.abs(x)
 
-    def local(self, g, x, out, m):
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         return g * m.sign(x)
 
-    def scalar(self, x):
+    def scalar(self, x: Any) -> Any:
         return abs(x)
 
-    def scalar_grad(self, g, x, out):
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
         return g * np.sign(x)
 
 
@@ -571,7 +600,7 @@ class MatMul(Op):
     def compute(self, a: Array, b: Array) -> Array:
         return np.matmul(a, b)
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         a, b = ins
         # Treat a vector as a matrix with one row (a) or one column (b), as NumPy does.
         a2 = m.reshape(a, (1, a.shape[0])) if a.ndim == 1 else a
@@ -622,7 +651,7 @@ class Sum(Op):
         normalise_axes(self.axis, x.ndim, self.name)
         return np.asarray(np.sum(x, axis=self.axis, keepdims=self.keepdims))
 
-    def spread(self, g: Any, x: Any, m: Any) -> Any:
+    def spread(self, g: Any, x: Any, m: Math) -> Any:
         axes = normalise_axes(self.axis, x.ndim, self.name)
         if axes is not None and not self.keepdims:
             g = m.expand_dims(g, axes)
@@ -630,7 +659,7 @@ class Sum(Op):
             g = m.reshape(g, (1,) * x.ndim)
         return m.broadcast_to(g, x.shape)
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (self.spread(g, ins[0], m),)
 
 
@@ -643,7 +672,7 @@ class Mean(Sum):
         normalise_axes(self.axis, x.ndim, self.name)
         return np.asarray(np.mean(x, axis=self.axis, keepdims=self.keepdims))
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         x = ins[0]
         n = x.size // max(out.size, 1) if x.size else 1
         return (self.spread(g, x, m) / float(n),)
@@ -670,7 +699,7 @@ class Reshape(Op):
                 "shape",
             ) from None
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (m.reshape(g, ins[0].shape),)
 
 
@@ -696,7 +725,7 @@ class Transpose(Op):
     def compute(self, x: Array) -> Array:
         return np.transpose(x, self.permutation(x.ndim)).copy()
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         perm = self.permutation(ins[0].ndim)
         return (m.transpose(g, tuple(int(i) for i in np.argsort(perm))),)
 
@@ -723,7 +752,7 @@ class Index(Op):
                 raise OpError(f"index {k} is out of range for an axis of length {n}", "index")
         return np.array(x[self.key])
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (m.scatter(g, ins[0].shape, self.key),)
 
 
@@ -769,7 +798,7 @@ class Softmax(Op):
         normalise_axes(self.axis, z.ndim, self.name)
         return ARRAY_MATH.softmax(z, self.axis)
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (out * (g - m.sum(g * out, axis=self.axis, keepdims=True)),)
 
 
@@ -785,7 +814,7 @@ class LogSoftmax(Softmax):
         shifted = z - np.max(z, axis=self.axis, keepdims=True)
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (g - m.exp(out) * m.sum(g, axis=self.axis, keepdims=True),)
 
 
@@ -813,17 +842,22 @@ class CrossEntropy(Op):
                 f"cross_entropy needs logits of shape (C,) or (N, C), got {shape_text(z.shape)}",
                 "shape",
             )
-        rows = [self.labels] if z.ndim == 1 else self.labels
-        if z.ndim == 1 and not isinstance(self.labels, int):
-            raise OpError("cross_entropy with logits of shape (C,) needs one int label", "labels")
-        if z.ndim == 2 and (isinstance(rows, int) or len(rows) != z.shape[0]):
+        labels = self.labels
+        if z.ndim == 1:
+            if not isinstance(labels, int):
+                raise OpError(
+                    "cross_entropy with logits of shape (C,) needs one int label", "labels"
+                )
+            rows = [labels]
+        elif isinstance(labels, int) or len(labels) != z.shape[0]:
             raise OpError(
                 f"cross_entropy with logits of shape {shape_text(z.shape)} needs "
                 f"{z.shape[0]} int labels, one per row",
                 "labels",
             )
+        else:
+            rows = labels
         classes = z.shape[-1]
-        assert not isinstance(rows, int)
         for t in rows:
             if not 0 <= t < classes:
                 raise OpError(f"label {t} is not a class of {classes} (0…{classes - 1})", "labels")
@@ -838,7 +872,7 @@ class CrossEntropy(Op):
         rows = 1 if z.ndim == 1 else z.shape[0]
         return np.asarray(-np.sum(onehot * log_p) / rows)
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         z = ins[0]
         rows = 1 if z.ndim == 1 else z.shape[0]
         return (g * (m.softmax(z, -1) - self.onehot(z)) / float(rows),)
@@ -856,7 +890,7 @@ class Mse(Op):
     def compute(self, p: Array, y: Array) -> Array:
         return np.asarray(np.mean((p - y) ** 2))
 
-    def gradient(self, g, ins, out, needs, m):
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         p, y = ins
         d = p - y
         scaled = g * 2.0 * d / float(max(d.size, 1))
@@ -1165,33 +1199,40 @@ detach = const
 
 
 def _install_operators() -> None:
-    """Give Value its operators, so `x*y + x` builds graph nodes."""
-    Value.__add__ = add  # type: ignore[method-assign,assignment]
-    Value.__radd__ = lambda self, other: add(other, self)  # type: ignore[attr-defined]
-    Value.__sub__ = sub  # type: ignore[attr-defined]
-    Value.__rsub__ = lambda self, other: sub(other, self)  # type: ignore[attr-defined]
-    Value.__mul__ = mul  # type: ignore[attr-defined]
-    Value.__rmul__ = lambda self, other: mul(other, self)  # type: ignore[attr-defined]
-    Value.__truediv__ = div  # type: ignore[attr-defined]
-    Value.__rtruediv__ = lambda self, other: div(other, self)  # type: ignore[attr-defined]
-    Value.__pow__ = power  # type: ignore[attr-defined]
-    Value.__rpow__ = lambda self, other: power(other, self)  # type: ignore[attr-defined]
-    Value.__matmul__ = matmul  # type: ignore[attr-defined]
-    Value.__rmatmul__ = lambda self, other: matmul(other, self)  # type: ignore[attr-defined]
-    Value.__neg__ = neg  # type: ignore[attr-defined]
-    Value.__getitem__ = lambda self, key: index(self, key)  # type: ignore[attr-defined]
-    Value.T = property(lambda self: transpose(self))  # type: ignore[attr-defined]
+    """Give Value its operators, so `x*y + x` builds graph nodes. engine.value declares them
+    for the type checker, which refuses an assignment to a declared method: hence setattr."""
+    attached: dict[str, Any] = {
+        "__add__": add,
+        "__radd__": lambda self, other: add(other, self),
+        "__sub__": sub,
+        "__rsub__": lambda self, other: sub(other, self),
+        "__mul__": mul,
+        "__rmul__": lambda self, other: mul(other, self),
+        "__truediv__": div,
+        "__rtruediv__": lambda self, other: div(other, self),
+        "__pow__": power,
+        "__rpow__": lambda self, other: power(other, self),
+        "__matmul__": matmul,
+        "__rmatmul__": lambda self, other: matmul(other, self),
+        "__neg__": neg,
+        "__getitem__": lambda self, key: index(self, key),
+        "T": property(lambda self: transpose(self)),
+    }
     for method in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu"):
-        setattr(Value, method, globals()[method])
-    Value.abs = absolute  # type: ignore[attr-defined]
-    Value.sum = sum  # type: ignore[attr-defined]
-    Value.mean = mean  # type: ignore[attr-defined]
-    Value.softmax = softmax  # type: ignore[attr-defined]
-    Value.log_softmax = log_softmax  # type: ignore[attr-defined]
-    Value.transpose = transpose  # type: ignore[attr-defined]
-    Value.reshape = reshape  # type: ignore[attr-defined]
-    Value.detach = const  # type: ignore[attr-defined]
-    Value.__array_ufunc__ = None  # type: ignore[attr-defined]  # `array * x` defers to __rmul__
+        attached[method] = globals()[method]
+    attached |= {
+        "abs": absolute,
+        "sum": sum,
+        "mean": mean,
+        "softmax": softmax,
+        "log_softmax": log_softmax,
+        "transpose": transpose,
+        "reshape": reshape,
+        "detach": const,
+        "__array_ufunc__": None,  # `array * x` defers to __rmul__
+    }
+    for name, attr in attached.items():
+        setattr(Value, name, attr)
 
 
 _install_operators()

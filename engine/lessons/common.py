@@ -66,7 +66,8 @@ def number(a: np.ndarray | float | None) -> Any:
         return to_json(arr)
     if arr.ndim == 0:
         return None
-    return np.where(np.isfinite(arr), arr, None).tolist()
+    # None in an object array, null in JSON (NumPy's stubs accept numbers only there).
+    return np.where(np.isfinite(arr), arr, None).tolist()  # type: ignore[call-overload]
 
 
 def finite(x: float) -> float | None:

@@ -187,13 +187,13 @@ def tangent_pass(
             if node.op is None:
                 tangents[node.seq] = seed.get(node.seq)
                 continue
-            t = [tangents[x.seq] for x in node.inputs]
-            if all(ti is None for ti in t):
+            given = [tangents[x.seq] for x in node.inputs]
+            if all(ti is None for ti in given):
                 tangents[node.seq] = None
                 continue
             t = [
                 np.zeros(x.data.shape) if ti is None else ti
-                for ti, x in zip(t, node.inputs, strict=True)
+                for ti, x in zip(given, node.inputs, strict=True)
             ]
             x = [i.data for i in node.inputs]
             tangents[node.seq] = np.broadcast_to(
@@ -232,7 +232,7 @@ def forward_mode(
         with np.errstate(all="ignore"):
             forward_grad[leaf.seq][idx] = 0.0 if out_t is None else float(np.sum(out_t))
         if p < SHOWN_PASSES and shown_numbers < SHOWN_NUMBERS:
-            shown = {}
+            shown: dict[str, Any] = {}
             for n in topo:
                 tn = tangents[n.seq]
                 if n.data.size > SHOWN_ELEMENTS:

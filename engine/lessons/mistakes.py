@@ -176,7 +176,7 @@ def mistakes(
     # SGD steps and chosen upstream vectors can leave float64's range on a valid program: such
     # numbers are sent as null (number()), and numpy's warnings about them are not errors.
     with np.errstate(all="ignore"):
-        out = {"twice": twice(prog)}
+        out: dict[str, Any] = {"twice": twice(prog)}
         check_deadline()
         out["zero_grad"] = zero_grad(prog)
         check_deadline()

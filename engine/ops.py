@@ -30,7 +30,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
-from engine.value import Value, _creation, as_array, constant, lift, op_result
+from engine.value import Value, as_array, constant, lift, op_result
 
 Array = np.ndarray
 Grads = tuple[Array | None, ...]
@@ -954,7 +954,6 @@ class quiet:  # noqa: N801 - used as a function: `with quiet():`
 _F64 = np.float64
 _ZERO = np.float64(0.0)
 _ONE = np.float64(1.0)
-_new = object.__new__
 _isfinite = math.isfinite
 
 
@@ -970,7 +969,7 @@ def apply(op: Op, *inputs: Any) -> Value:
 
 # The scalar fast path: the forward pass's innermost loop. An elementwise op on scalar Values
 # has no shape to check; its kernel computes on NumPy float64 scalars (a tenth of the cost of
-# 0-d arrays) and the node is made here, as `op_result` makes it, without the call. A scalar
+# 0-d arrays) and its node is made by `op_result`, told whether it needs a grad. A scalar
 # leaf or constant holds a 0-d array: `[()]` reads it as a float64 scalar.
 
 
@@ -997,7 +996,7 @@ def apply2(op: Op, a: Any, b: Any) -> Value:
         out = as_array(out)[()]
     if not _isfinite(out):
         raise OpError(non_finite_message(op, out), "non_finite")
-    return _scalar_node(op, out, (a, b), a.requires_grad or b.requires_grad)
+    return op_result(out, op, (a, b), a.requires_grad or b.requires_grad)
 
 
 def apply1(op: Op, a: Any) -> Value:
@@ -1018,25 +1017,7 @@ def apply1(op: Op, a: Any) -> Value:
         out = as_array(out)[()]
     if not _isfinite(out):
         raise OpError(non_finite_message(op, out), "non_finite")
-    return _scalar_node(op, out, (a,), a.requires_grad)
-
-
-def _scalar_node(op: Op, out: Any, inputs: tuple[Value, ...], requires_grad: bool) -> Value:
-    """A new op node for a scalar result, every field set without __init__'s checks (the fast
-    path has made them already)."""
-    node: Value = _new(Value)
-    node.data = out
-    node.grad = None
-    node.op = op
-    node.inputs = inputs
-    node.name = None
-    node.label = None
-    node.kind = "op"
-    node.requires_grad = requires_grad
-    node.seq = next(_creation)
-    node.span = None
-    node.text = None
-    return node
+    return op_result(out, op, (a,), a.requires_grad)
 
 
 def _apply_arrays(op: Op, nodes: tuple[Value, ...]) -> Value:

@@ -154,10 +154,12 @@ class Value:
 _new = object.__new__
 
 
-def op_result(data: np.ndarray, op: Op, inputs: tuple[Value, ...]) -> Value:
+def op_result(
+    data: np.ndarray, op: Op, inputs: tuple[Value, ...], requires_grad: bool | None = None
+) -> Value:
     """An op's output node, as `Value(data, op, inputs)` makes it, without its argument
     handling: `data` is already float64 (an array or a float64 scalar). The forward pass's hot
-    path (engine.ops.apply)."""
+    path (engine.ops.apply); `requires_grad` when the caller knows it already."""
     node: Value = _new(Value)
     node.data = data
     node.grad = None
@@ -166,11 +168,12 @@ def op_result(data: np.ndarray, op: Op, inputs: tuple[Value, ...]) -> Value:
     node.name = None
     node.label = None
     node.kind = "op"
-    requires_grad = False
-    for x in inputs:
-        if x.requires_grad:
-            requires_grad = True
-            break
+    if requires_grad is None:
+        requires_grad = False
+        for x in inputs:
+            if x.requires_grad:
+                requires_grad = True
+                break
     node.requires_grad = requires_grad
     node.seq = next(_creation)
     node.span = None

@@ -1258,6 +1258,26 @@ def render_svg(
         return finish_svg(to_svg(lay.dot, timeout), lay, trace)
 
 
+def render_folded(
+    trace: Mapping[str, Any],
+    step: int | None,
+    plan: dict[str, Any] | None,
+    *,
+    collapse: bool | None = None,
+    **options: Any,
+) -> tuple[str, dict[str, Any] | None]:
+    """`render_svg` with the loop of `plan` (collapse_plan's) collapsed as `wants_collapse`
+    decides, or anyway when the graph is too large to draw in full. (SVG, the plan when the
+    loop was drawn collapsed, else None). Raises DrawError as render_svg."""
+    folded = wants_collapse(trace, plan, collapse)
+    try:
+        return render_svg(trace, step, collapse=folded, **options), plan if folded else None
+    except DrawError as err:
+        if err.code != "too_large" or folded or plan is None:
+            raise
+        return render_svg(trace, step, collapse=True, **options), plan
+
+
 def message_svg(title: str, lines: Sequence[str] = (), *, width: int = 640) -> str:
     """A small SVG that shows a message (a broken image that says why). No Graphviz."""
     all_lines = [title, *lines]

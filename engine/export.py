@@ -131,15 +131,10 @@ def drawing(
     """(SVG text, the collapsed loop's plan or None). `step=None` is the page's unmarked layout.
     A loop too large to draw in full is collapsed without being asked, as the app does."""
     plan = draw.collapse_plan(trace)
-    folded = bool(collapse and plan)
-    kw: dict[str, Any] = {"lang": lang, "legend": legend, "rankdir": rankdir}
     try:
-        try:
-            return draw.render_svg(trace, step, collapse=folded, **kw), plan if folded else None
-        except draw.DrawError as err:
-            if err.code != "too_large" or folded or plan is None:
-                raise
-            return draw.render_svg(trace, step, collapse=True, **kw), plan
+        return draw.render_folded(
+            trace, step, plan, collapse=collapse, lang=lang, legend=legend, rankdir=rankdir
+        )
     except draw.DrawError as err:
         raise ExportError(err.message) from None
 

@@ -305,17 +305,11 @@ def make_view(
     svg = None
     draw_error = None
     plan = draw.collapse_plan(trace)
-    collapsed = draw.wants_collapse(trace, plan, collapse)
+    folded = None
     try:
-        try:
-            svg = draw.render_svg(
-                trace, None, max_nodes=_max_drawn(), collapse=collapsed, lang=lang
-            )
-        except draw.DrawError as err:
-            if err.code != "too_large" or collapsed or not plan:
-                raise
-            collapsed = True
-            svg = draw.render_svg(trace, None, max_nodes=_max_drawn(), collapse=True, lang=lang)
+        svg, folded = draw.render_folded(
+            trace, None, plan, collapse=collapse, max_nodes=_max_drawn(), lang=lang
+        )
     except draw.DrawError as err:
         draw_error = {"message": err.message, "code": err.code}
     return {
@@ -324,7 +318,7 @@ def make_view(
         "svg": svg,
         "draw_error": draw_error,
         "collapsible": plan is not None,
-        "collapsed": plan if collapsed and svg else None,
+        "collapsed": folded,
         "dropped": dropped,
         "values": values,
     }
@@ -501,18 +495,15 @@ def svg_answer(request: Request) -> Response:
     step = draw.clamp_step(trace, q.step)
     legend = params.get("legend", "1") not in ("0", "false", "no")
     try:
-        plan = draw.collapse_plan(trace)
-        collapse = draw.wants_collapse(trace, plan, collapse_param(params.get("collapse")))
-        try:
-            svg = draw.render_svg(
-                trace, step, lang=q.lang, legend=legend, max_nodes=_max_drawn(), collapse=collapse
-            )
-        except draw.DrawError as err:
-            if err.code != "too_large" or collapse or plan is None:
-                raise
-            svg = draw.render_svg(
-                trace, step, lang=q.lang, legend=legend, max_nodes=_max_drawn(), collapse=True
-            )
+        svg, _ = draw.render_folded(
+            trace,
+            step,
+            draw.collapse_plan(trace),
+            collapse=collapse_param(params.get("collapse")),
+            lang=q.lang,
+            legend=legend,
+            max_nodes=_max_drawn(),
+        )
     except draw.DrawError as err:
         if err.code == "busy":
             return _svg_response(_error_svg(err.message), 503, {"Retry-After": "2"})

@@ -242,58 +242,49 @@ def _max_drawn() -> int:
     return int(getattr(_limits(), "max_drawn_nodes", draw.MAX_DRAWN_NODES))
 
 
-def run_view(
-    source: str,
-    values: dict[str, Any] | None,
-    accumulate: str = "add",
-    order: str = "dfs",
-    *,
-    keep_values: bool = False,
-    collapse: bool | None = None,
-    lang: str = "en",
-) -> dict[str, Any]:
-    """`make_view`, from the worker's cache when the same program was drawn lately (the view
-    is shared: read it, never change it)."""
-    return cache.cached_view(
-        (source, values, accumulate, order, keep_values, collapse, lang),
-        lambda: make_view(
-            source, values, accumulate, order, keep_values=keep_values, collapse=collapse,
-            lang=lang,
-        ),
-    )
-
-
-def make_view(
-    source: str,
-    values: dict[str, Any] | None,
-    accumulate: str = "add",
-    order: str = "dfs",
-    *,
-    keep_values: bool = False,
-    collapse: bool | None = None,
-    lang: str = "en",
-) -> dict[str, Any]:
-    """Run a program for the page: {trace, contrast, svg, draw_error, collapsed, ...} or
-    {error, status}.
+@dataclasses.dataclass(frozen=True)
+class ViewAsk:
+    """What a page view is made of: the program, its values and the page's switches.
 
     `keep_values`: values carried over from an earlier program are dropped when the new one
     has no such free name (the page keeps the fields a student filled in while they edit).
     `collapse`: draw a long unrolled loop as its first and last iterations and a box (True),
     in full (False), or as draw.wants_collapse decides (None: collapsed past
     draw.AUTO_COLLAPSE_NODES nodes); a loop too large to draw in full is collapsed anyway."""
+
+    source: str
+    values: dict[str, Any] | None = None
+    accumulate: str = "add"
+    order: str = "dfs"
+    keep_values: bool = False
+    collapse: bool | None = None
+    lang: str = "en"
+
+
+def run_view(ask: ViewAsk) -> dict[str, Any]:
+    """`make_view`, from the worker's cache when the same program was drawn lately (the view
+    is shared: read it, never change it)."""
+    return cache.cached_view(dataclasses.astuple(ask), lambda: make_view(ask))
+
+
+def make_view(ask: ViewAsk) -> dict[str, Any]:
+    """Run a program for the page: {trace, contrast, svg, draw_error, collapsed, ...} or
+    {error, status}."""
     eng = _engine()
-    values = dict(values or {})
+    values = dict(ask.values or {})
     dropped: list[str] = []
-    if keep_values and values:
+    if ask.keep_values and values:
         try:
-            free = set(eng.parse(source, _limits()).free)
+            free = set(eng.parse(ask.source, _limits()).free)
         except eng.ProgramError:
             free = None
         if free is not None:
             dropped = [k for k in values if k not in free]
             values = {k: v for k, v in values.items() if k in free}
     try:
-        result = eng.run(source, values, accumulate=accumulate, order=order, limits=_limits())
+        result = eng.run(
+            ask.source, values, accumulate=ask.accumulate, order=ask.order, limits=_limits()
+        )
         trace = result.to_dict()
     except eng.ProgramError as err:
         return {"error": err.to_dict()["error"], "status": err.status, "values": values}
@@ -308,7 +299,7 @@ def make_view(
     folded = None
     try:
         svg, folded = draw.render_folded(
-            trace, None, plan, collapse=collapse, max_nodes=_max_drawn(), lang=lang
+            trace, None, plan, collapse=ask.collapse, max_nodes=_max_drawn(), lang=ask.lang
         )
     except draw.DrawError as err:
         draw_error = {"message": err.message, "code": err.code}
@@ -344,12 +335,14 @@ def _page(request: Request, template: str, *, embed: bool) -> Response:
     try:
         query = parse_query(params)
         view = run_view(
-            query.source,
-            query.values,
-            query.accumulate,
-            query.order,
-            collapse=collapse_param(params.get("collapse")),
-            lang=lang,
+            ViewAsk(
+                query.source,
+                query.values,
+                query.accumulate,
+                query.order,
+                collapse=collapse_param(params.get("collapse")),
+                lang=lang,
+            )
         )
     except QueryError as err:
         view = {"error": err.to_dict()["error"], "status": err.status}
@@ -537,15 +530,7 @@ def api_render(body: Annotated[RenderRequest, Body()]) -> Response:
 
 def render_answer(body: RenderRequest) -> tuple[Response, bool]:
     """POST /api/render's answer, and whether it may be kept (app.cache)."""
-    view = run_view(
-        body.source,
-        body.values,
-        body.accumulate,
-        body.order,
-        keep_values=body.keep_values,
-        collapse=body.collapse,
-        lang=parse_lang(body.lang),
-    )
+    view = run_view(ViewAsk(**{**body.model_dump(), "lang": parse_lang(body.lang)}))
     if "error" in view:
         # 200: the page asked "what does this text do?" and the answer is "it cannot run" —
         # a 4xx here would also land in the browser console on every keystroke.

@@ -7,24 +7,13 @@ forces (getBoundingClientRect), for every step forwards.
 
 from __future__ import annotations
 
-import os
 import urllib.parse
 from typing import Any
 
+from bench.chromium import ARGS, CHROMIUM, have_chromium
 from bench.load import HOST, server
 from bench.measure import median, percentile
 from bench.programs import sized_program
-
-CHROMIUM = os.environ.get("GRADTRACE_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 
 STEP_ALL = """
 () => {
@@ -82,7 +71,7 @@ def one_step(quick: bool) -> dict[str, Any]:
         from playwright.sync_api import sync_playwright
     except ImportError:
         return {"skipped": "playwright is not installed (the test extra)"}
-    if not os.path.exists(CHROMIUM):
+    if not have_chromium():
         return {"skipped": f"no Chromium at {CHROMIUM}"}
     source = sized_program(200)
     with server(1) as (port, _), sync_playwright() as p:

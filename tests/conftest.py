@@ -4,31 +4,16 @@ server on loopback for the page tests."""
 
 from __future__ import annotations
 
-import os
-import shutil
 import socket
 import threading
 import time
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
-CHROMIUM = os.environ.get("GRADTRACE_CHROMIUM", "/usr/bin/chromium")
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-
-
-def have_chromium() -> bool:
-    return bool(shutil.which(CHROMIUM) or Path(CHROMIUM).exists())
+from bench.chromium import ARGS as CHROMIUM_ARGS
+from bench.chromium import CHROMIUM, have_chromium
 
 
 @pytest.fixture(scope="session")

@@ -8,9 +8,7 @@ are made here, so they stay current.
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -19,18 +17,10 @@ from urllib.parse import parse_qs, quote, urlsplit
 import httpx
 import pytest
 
+from bench.chromium import have_chromium
+
 pytestmark = pytest.mark.browser
 
-CHROMIUM = os.environ.get("GRADTRACE_CHROMIUM", "/usr/bin/chromium")
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
 LESSON = "/?source=x*y%2Bx&values=x=2,y=3"
 NEURON = (
@@ -38,7 +28,7 @@ NEURON = (
     "n = x1*w1 + x2*w2 + b\no = tanh(n)"
 )
 
-if not (shutil.which(CHROMIUM) or Path(CHROMIUM).exists()):
+if not have_chromium():
     pytest.skip("Chromium is not installed", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api")
 

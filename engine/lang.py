@@ -20,6 +20,7 @@ import numpy as np
 from engine import ir
 from engine.errors import ProgramError
 from engine.limits import DEFAULT_LIMITS, Limits
+from engine.ops import MAX_RANK
 from engine.value import Span
 
 UNARY = {"exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs"}
@@ -214,25 +215,47 @@ def syntax_error(e: SyntaxError, source: str) -> ProgramError:
     return ProgramError(f"syntax error: {message}{hint}", e.lineno, column, code="syntax")
 
 
+# What max_depth counts (README, "Limits"). Two nestings, each at most max_depth deep:
+# - brackets: `(`, `[` and `{` open at one point of the text, outside comments (check_text);
+# - constructs: each call, index, operator, list or tuple, `.T` and for-loop is one level for
+#   what is inside it: `tanh(tanh(x))` is 2, `--x` is 2, `x[0][0]` is 2, `x**x**x` is 2, two
+#   nested loops are 2, and `y = tanh(x)` in the inner one is 3. Names and numbers are no
+#   level. The left operand of a binary operator is beside it, not inside it, so a flat
+#   chain `a + b + c + …` is 1 however long. A loop's `range(…)` is the loop's own level, a
+#   method's `.name` its call's, and a tuple of indices (`x[0, 1]`) its index's.
+def nests(node: ast.AST) -> bool:
+    """Is `node` a construct that counts a level (see above)?"""
+    if isinstance(node, ast.expr):
+        return not isinstance(node, ast.Name | ast.Constant | ast.Slice | ast.Starred)
+    # compound statements: for, and those the parser refuses later (if, while, def, …)
+    return isinstance(node, ast.stmt) and hasattr(node, "body")
+
+
 def check_depth(tree: ast.AST, source: str, limits: Limits) -> None:
-    """Refuse expressions nested deeper than the limit (`-(-(-…x))`), without recursion."""
-    # Each entry carries the nearest node with a position (`Load` and operators have none).
-    stack: list[tuple[ast.AST, int, ast.AST | None]] = [(tree, 0, None)]
+    """Refuse constructs nested deeper than max_depth, counted as above, without recursion
+    (the parser after this one recurses, and must not meet a deeper program)."""
+    # (node, levels around it, whether it is part of its parent's construct)
+    stack: list[tuple[ast.AST, int, bool]] = [(tree, 0, False)]
     while stack:
-        node, depth, placed = stack.pop()
-        if getattr(node, "lineno", None) is not None:
-            placed = node
-        if depth > limits.max_depth:
-            line = getattr(placed, "lineno", None)
-            col = getattr(placed, "col_offset", None)
+        node, around, part = stack.pop()
+        level = around + 1 if nests(node) and not part else around
+        if level > limits.max_depth:
+            line = getattr(node, "lineno", None)
+            col = getattr(node, "col_offset", None)
             column = None if col is None or line is None else char_column(source, line, col)
             raise ProgramError(
-                f"the program is nested more than {limits.max_depth} levels deep (max_depth)",
+                f"the program is nested more than {limits.max_depth} "
+                f"level{'s' if limits.max_depth != 1 else ''} deep (max_depth)",
                 line, column, code="too_deep", limit="max_depth")
         for child in ast.iter_child_nodes(node):
-            # The left operand of a binary operator continues a flat chain (`a + b + c`).
-            chained = isinstance(node, ast.BinOp) and child is node.left
-            stack.append((child, depth if chained else depth + 1, placed))
+            beside = isinstance(node, ast.BinOp) and child is node.left
+            part_of = (
+                (isinstance(node, ast.For) and child is node.iter)
+                or (isinstance(node, ast.Call) and child is node.func)
+                or (isinstance(node, ast.Subscript) and child is node.slice
+                    and isinstance(child, ast.Tuple))
+            )
+            stack.append((child, around if beside else level, part_of))
 
 
 def char_column(source: str, line: int, byte_offset: int) -> int:
@@ -463,9 +486,13 @@ class Parser:
         return ir.Neg(operand, self.span(node))
 
     def list_literal(self, node: ast.List | ast.Tuple) -> ir.Expr:
-        def numbers(n: ast.AST) -> Any:
+        def numbers(n: ast.AST, rank: int = 1) -> Any:
             if isinstance(n, ast.List | ast.Tuple):
-                return [numbers(e) for e in n.elts]
+                if rank > MAX_RANK:  # else NumPy's own ValueError past 64 reads as ragged rows
+                    raise self.error(node, f"a value can have at most {MAX_RANK} dimensions "
+                                     "(NumPy broadcasts no more); this list nests deeper",
+                                     "shape")
+                return [numbers(e, rank + 1) for e in n.elts]
             if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub | ast.UAdd):
                 inner = numbers(n.operand)
                 if isinstance(inner, list):

@@ -6,6 +6,9 @@ Contract (after needle): `compute(*arrays) -> array` does the forward maths on f
 returns one contribution per input, already summed back to that input's shape (None where no
 gradient is needed). Rules are written with operators and `m`'s functions only, so the same
 rule can later run on graph nodes instead of arrays (higher-order gradients).
+Before any of that, `out_shape(*shapes)` gives the result's shape and `work_elements(*shapes)`
+the elements of the largest array the forward or backward makes, so that engine/build.py can
+refuse an op over max_tensor_elements before it allocates anything.
 
 `rules` is the chain-rule term per input for the trace, with `ū` the upstream grad, `{0}`, `{1}`
 the inputs' labels and `{out}` the output's label.
@@ -139,12 +142,44 @@ class ScalarMath(ArrayMath):
 SCALAR_MATH = ScalarMath()
 
 
+# The most dimensions a value may have. NumPy's arrays stop at 64, and its broadcasting
+# (np.broadcast, under np.broadcast_shapes) at 32: past that it raises RuntimeError, not a
+# shape error. No lesson comes near it; the language refuses more with a message that says so.
+MAX_RANK = 32
+
+
+def rank_message(shape: tuple[int, ...]) -> str:
+    return (
+        f"a value can have at most {MAX_RANK} dimensions (NumPy broadcasts no more); "
+        f"this one would have {len(shape)}"
+    )
+
+
 def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
-    try:
-        return tuple(np.broadcast_shapes(*shapes))
-    except ValueError:
-        listed = " and ".join(str(tuple(s)) for s in shapes)
-        raise OpError(f"shapes {listed} do not broadcast", "shape") from None
+    """NumPy's broadcast of `shapes`, worked out in Python: np.broadcast_shapes raises
+    RuntimeError past 32 dimensions."""
+    if len(shapes) == 2 and shapes[0] == shapes[1]:  # the usual case: nothing to broadcast
+        return tuple(shapes[0])
+    ndim = max((len(s) for s in shapes), default=0)
+    out = [1] * ndim
+    for s in shapes:
+        for i, n in enumerate(s, ndim - len(s)):
+            if n != out[i]:
+                if out[i] != 1 and n != 1:
+                    listed = " and ".join(str(tuple(s)) for s in shapes)
+                    raise OpError(f"shapes {listed} do not broadcast", "shape")
+                if out[i] == 1:
+                    out[i] = n
+    return tuple(out)
+
+
+def footprint(shape: tuple[int, ...]) -> int:
+    """The elements a value of `shape` is charged against max_tensor_elements: its size, with
+    a zero-length axis counted as 1. An empty (0, n, n) holds nothing, but reducing away its
+    empty axis (`sum(x, axis=0)`) makes n² zeros, and NumPy refuses even to make an empty array
+    whose other axes multiply past its index range; so an empty value is charged as if full."""
+    size = math.prod(shape)
+    return size if size else math.prod(n if n > 0 else 1 for n in shape)
 
 
 def shape_text(shape: tuple[int, ...]) -> str:
@@ -170,6 +205,15 @@ class Op:
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...] | None:
         """The result's shape before computing it (None: no larger than an input)."""
         return None
+
+    def work_elements(self, *shapes: tuple[int, ...]) -> int:
+        """The elements (as `footprint` counts them) of the largest array this op's forward
+        or backward makes, its output included: the builder checks it against
+        max_tensor_elements before computing. Most ops make nothing larger than their output
+        or an input; a fused op whose inside is larger than its result (mse's broadcast
+        `p − y`, matmul's per-batch gradients) says how large here."""
+        out = self.out_shape(*shapes)
+        return max(footprint(s) for s in (*shapes, () if out is None else out))
 
     if TYPE_CHECKING:
         # `compute(*arrays)`: each op names its own inputs (`compute(self, a, b)`,
@@ -597,6 +641,28 @@ class MatMul(Op):
         core = ((a2[-2],) if len(a) > 1 else ()) + ((b2[-1],) if len(b) > 1 else ())
         return batch + core
 
+    def work_elements(self, *shapes: tuple[int, ...]) -> int:
+        """The gradients are made over the whole broadcast batch before `sum_to` folds them
+        back: ū·Bᵀ has the batch and A's matrix shape, Aᵀ·ū the batch and B's. With A
+        (128, 1, 128) and B (128, 128), each 16,384 elements as is the result, B̄ starts as
+        (128, 128, 128): two million."""
+        a, b = shapes
+        if len(a) <= 2 and len(b) <= 2:  # no batch (the usual case, kept quick): Ā is A's
+            rows = a[0] if len(a) == 2 else 1  # shape, B̄ B's, and the result rows × cols
+            cols = b[1] if len(b) == 2 else 1
+            return max(footprint(a), footprint(b), max(rows, 1) * max(cols, 1))
+        out = self.out_shape(*shapes)
+        a2 = (1, *a) if len(a) == 1 else a
+        b2 = (*b, 1) if len(b) == 1 else b
+        batch = footprint(broadcast_shape(a2[:-2], b2[:-2]))
+        return max(
+            footprint(out),
+            footprint(a),
+            footprint(b),
+            batch * footprint(a2[-2:]),
+            batch * footprint(b2[-2:]),
+        )
+
     def compute(self, a: Array, b: Array) -> Array:
         return np.matmul(a, b)
 
@@ -669,7 +735,14 @@ class Mean(Sum):
     name, symbol, rules = "mean", "mean", ("ū/n broadcast to {0}'s shape",)
 
     def compute(self, x: Array) -> Array:
-        normalise_axes(self.axis, x.ndim, self.name)
+        axes = normalise_axes(self.axis, x.ndim, self.name)
+        averaged = math.prod(x.shape if axes is None else [x.shape[a] for a in axes])
+        if averaged == 0:
+            # A mean of nothing is 0/0 (NumPy warns, then gives NaN): say why instead.
+            total = np.sum(x, axis=self.axis, keepdims=self.keepdims)
+            if total.size:
+                raise OpError("mean over an axis of length 0: there is nothing to average", "shape")
+            return np.asarray(total)
         return np.asarray(np.mean(x, axis=self.axis, keepdims=self.keepdims))
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
@@ -689,15 +762,27 @@ class Reshape(Op):
     def params(self) -> dict[str, Any]:
         return {"shape": list(self.shape)}
 
-    def compute(self, x: Array) -> Array:
-        try:
-            return np.reshape(x, self.shape).copy()
-        except ValueError:
+    def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+        """The target with its -1 worked out, as NumPy would: a reshape of an empty value can
+        ask for any shape with a 0 in it, so the target is checked before NumPy makes it."""
+        (shape,) = shapes
+        size = math.prod(shape)
+        target = self.shape
+        known = math.prod(n for n in target if n != -1)
+        unknown = target.count(-1)
+        if (
+            unknown > 1
+            or any(n < -1 for n in target)
+            or (unknown == 1 and (known == 0 or size % known))
+            or (unknown == 0 and known != size)
+        ):
             raise OpError(
-                f"cannot reshape {shape_text(x.shape)} ({x.size} elements) "
-                f"into {self.shape}",
-                "shape",
-            ) from None
+                f"cannot reshape {shape_text(shape)} ({size} elements) into {target}", "shape"
+            )
+        return tuple(size // known if n == -1 else n for n in target)
+
+    def compute(self, x: Array) -> Array:
+        return np.reshape(x, self.out_shape(x.shape)).copy()
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (m.reshape(g, ins[0].shape),)
@@ -796,6 +881,8 @@ class Softmax(Op):
         if z.ndim == 0:
             raise OpError("softmax needs a vector or a tensor, not a scalar", "shape")
         normalise_axes(self.axis, z.ndim, self.name)
+        if z.size == 0:  # an empty result (np.max has no identity to start an empty axis)
+            return np.zeros(z.shape)
         return ARRAY_MATH.softmax(z, self.axis)
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
@@ -811,6 +898,8 @@ class LogSoftmax(Softmax):
         if z.ndim == 0:
             raise OpError("log_softmax needs a vector or a tensor, not a scalar", "shape")
         normalise_axes(self.axis, z.ndim, self.name)
+        if z.size == 0:  # as softmax: an empty result
+            return np.zeros(z.shape)
         shifted = z - np.max(z, axis=self.axis, keepdims=True)
         return shifted - np.log(np.sum(np.exp(shifted), axis=self.axis, keepdims=True))
 
@@ -858,6 +947,12 @@ class CrossEntropy(Op):
         else:
             rows = labels
         classes = z.shape[-1]
+        if classes == 0:
+            raise OpError(
+                f"cross_entropy needs at least one class: logits of shape {shape_text(z.shape)} "
+                "have none",
+                "shape",
+            )
         for t in rows:
             if not 0 <= t < classes:
                 raise OpError(f"label {t} is not a class of {classes} (0…{classes - 1})", "labels")
@@ -887,7 +982,14 @@ class Mse(Op):
         broadcast_shape(*shapes)
         return ()
 
+    def work_elements(self, *shapes: tuple[int, ...]) -> int:
+        """p − y is made at the broadcast shape, forward and backward: `mse` of (16384, 1)
+        and (1, 16384) returns one number but computes 268 million."""
+        return max(footprint(s) for s in (*shapes, broadcast_shape(*shapes)))
+
     def compute(self, p: Array, y: Array) -> Array:
+        if p.size == 0 or y.size == 0:
+            raise OpError("mse of an empty value: there is nothing to average", "shape")
         return np.asarray(np.mean((p - y) ** 2))
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:

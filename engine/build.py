@@ -17,8 +17,8 @@ import numpy as np
 from engine import ir, ops
 from engine.errors import ProgramError
 from engine.lang import did_you_mean, source_lines
-from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
-from engine.ops import OpError
+from engine.limits import DEFAULT_LIMITS, Limits, check_deadline, limit_named
+from engine.ops import OpError, shape_text
 from engine.value import Span, Value
 
 BINARY_OPS: dict[str, type[ops.Op]] = {
@@ -131,10 +131,13 @@ class Builder:
         except (ValueError, TypeError):
             raise ProgramError(f"the value for '{name}' must be a number or a nested list of "
                                "numbers with rows of equal length", code="bad_value") from None
-        if array.size > self.limits.max_tensor_elements:
+        if array.ndim > ops.MAX_RANK:
+            raise ProgramError(f"the value for '{name}': {ops.rank_message(array.shape)}",
+                               code="bad_value")
+        if ops.footprint(array.shape) > self.limits.max_tensor_elements:
             raise ProgramError(
-                f"the value for '{name}' has {array.size:,} numbers; the limit is "
-                f"{self.limits.max_tensor_elements:,} (max_tensor_elements)",
+                f"the value for '{name}' has {ops.footprint(array.shape):,} numbers; the limit "
+                f"is {self.limits.max_tensor_elements:,} (max_tensor_elements)",
                 code="too_large", limit="max_tensor_elements")
         if not np.isfinite(array).all():
             raise ProgramError(f"the value for '{name}' is not a finite number",
@@ -196,7 +199,9 @@ class Builder:
         start, stop, step = (self.static(s) for s in (stmt.start, stmt.stop, stmt.step))
         if step == 0:
             raise self.error(stmt.span, "range() step cannot be 0")
-        count = len(range(start, stop, step))
+        # len(range(...)) raises OverflowError past 2**63 - 1 (range(-2**62, 2**62)): count
+        # it in Python's unbounded ints instead.
+        count = max(0, (stop - start + step - (1 if step > 0 else -1)) // step)
         if count * multiplier > self.limits.max_loop_iterations:
             raise self.error(
                 stmt.span,
@@ -312,8 +317,7 @@ class Builder:
         shape = self.static_tuple(e.args[0])
         if any(d < 0 for d in shape):
             raise self.error(e.span, f"a shape cannot have negative sizes: {shape}", "shape")
-        size = math.prod(shape)
-        self.check_elements(size, e.span)
+        self.check_shape(shape, e.span)
         if f == "randn":
             data = self.rng.standard_normal(shape)
         elif f == "rand":
@@ -345,10 +349,14 @@ class Builder:
         made: list[Value] = []
         try:
             (result,) = grad(output, [wrt], on_node=made.append,
-                             max_new=max(1, self.limits.max_nodes - len(self.nodes)))
+                             max_new=max(1, self.limits.max_nodes - len(self.nodes)),
+                             max_elements=self.limits.max_tensor_elements,
+                             max_new_elements=max(
+                                 1, self.limits.max_total_elements - self.total_elements))
         except OpError as err:
             raise self.error(e.span, f"grad(…): {err.message}", err.code,
-                             limit="max_nodes" if err.code == "too_large" else None) from None
+                             limit=limit_named(err.message) if err.code == "too_large"
+                             else None) from None
         for node in made:
             self.count_node(e.span)
             self.check_elements(node.data.size, e.span)
@@ -369,6 +377,36 @@ class Builder:
                              "graph nodes once its loops are unrolled (max_nodes)",
                              "too_large", limit="max_nodes")
 
+    def check_shape(self, shape: tuple[int, ...], span: Span | None) -> None:
+        """May a value of `shape` be made? Its rank, its elements (an empty value charged as
+        ops.footprint counts it) and the program's total, before NumPy is asked to make it."""
+        if len(shape) > ops.MAX_RANK:
+            raise self.error(span, ops.rank_message(shape), "shape")
+        size = math.prod(shape)
+        charged = size or ops.footprint(shape)
+        if charged > self.limits.max_tensor_elements and not size:
+            raise self.error(span, f"this value of shape {shape_text(shape)} is empty, but "
+                             f"counting its length-0 axes as 1 it has {charged:,} elements; "
+                             f"the limit is {self.limits.max_tensor_elements:,} per value "
+                             "(max_tensor_elements)", "too_large",
+                             limit="max_tensor_elements")
+        self.check_elements(size, span)
+
+    def check_work(self, op: ops.Op, shapes: tuple[tuple[int, ...], ...],
+                   span: Span | None) -> None:
+        """Refuse an op whose inside (op.work_elements) is larger than one value may be:
+        `mse(zeros(16384, 1), zeros(1, 16384))` is one number, made from 268 million."""
+        if type(op).work_elements is ops.Op.work_elements:
+            return  # its inputs' or result's size, each checked already
+        work = op.work_elements(*shapes)
+        if work > self.limits.max_tensor_elements:
+            listed = " and ".join(shape_text(s) for s in shapes)
+            raise self.error(span, f"{op.name} of {listed} would make {work:,} elements "
+                             "inside it (a value larger than its result); the limit is "
+                             f"{self.limits.max_tensor_elements:,} per value "
+                             "(max_tensor_elements)", "too_large",
+                             limit="max_tensor_elements")
+
     def check_elements(self, size: int, span: Span | None) -> None:
         if size > self.limits.max_tensor_elements:
             raise self.error(span, f"this value would have {size:,} elements; the limit is "
@@ -386,7 +424,7 @@ class Builder:
         self.count_node(span)
         array = np.asarray(data, dtype=np.float64)
         if not counted:
-            self.check_elements(array.size, span)
+            self.check_shape(array.shape, span)
         self.total_elements += array.size
         node = Value(array, name=name, kind=kind)
         self.place(node, span)
@@ -395,9 +433,13 @@ class Builder:
     def apply(self, op: ops.Op, inputs: tuple[Value, ...], span: Span) -> Value:
         self.count_node(span)
         try:
-            shape = op.out_shape(*(x.data.shape for x in inputs))
-            if shape is not None:
-                self.check_elements(math.prod(shape), span)
+            shapes = tuple(x.data.shape for x in inputs)
+            # An elementwise op on scalars makes a scalar: nothing to check (the fast path).
+            if not op.elementwise or any(shapes):
+                shape = op.out_shape(*shapes)
+                if shape is not None:
+                    self.check_shape(shape, span)
+                self.check_work(op, shapes, span)
             node = ops.apply(op, *inputs)
         except OpError as err:
             raise self.error(span, self.op_message(op, span, err), err.code) from None

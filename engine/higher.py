@@ -1,8 +1,9 @@
 """Higher-order gradients: the gradient built as a graph (PyTorch's `create_graph=True`).
 
 `grad(L, x)` walks backward from L as backward() does, but runs each op's gradient rule with
-GRAPH_MATH instead of NumPy: every `+`, `*`, `exp`, … in a rule makes a graph node. The result
-is an ordinary node whose value is ∂L/∂x and whose graph can be differentiated again:
+a GraphMath (one per call) instead of NumPy: every `+`, `*`, `exp`, … in a rule makes a graph
+node. The result is an ordinary node whose value is ∂L/∂x and whose graph can be differentiated
+again:
 
     x = leaf(3.0, "x")
     g = grad(x**3, x)          # 3·x² = 27, built as mul(3, pow(x, 2))
@@ -99,53 +100,58 @@ class Where(Op):
 
 class G:
     """A graph node as a gradient rule sees it: arithmetic makes nodes; shape questions and
-    comparisons are answered from the forward value (comparisons give constant masks)."""
+    comparisons are answered from the forward value (comparisons give constant masks).
 
-    __slots__ = ("v",)
+    Each G carries the GraphMath of the `grad()` call that made it, so the nodes its arithmetic
+    makes are counted by that call alone: two requests differentiating at once never share one
+    (no module-level state passes between them)."""
+
+    __slots__ = ("v", "m")
     __array_ufunc__ = None  # `array * G` defers to G.__rmul__
 
-    def __init__(self, v: Value) -> None:
+    def __init__(self, v: Value, m: GraphMath) -> None:
         self.v = v
+        self.m = m
 
     shape = property(lambda self: self.v.data.shape)
     ndim = property(lambda self: self.v.data.ndim)
     size = property(lambda self: self.v.data.size)
 
     def __add__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Add(), self, o)
+        return self.m.apply(ops.Add(), self, o)
 
     def __radd__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Add(), o, self)
+        return self.m.apply(ops.Add(), o, self)
 
     def __sub__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Sub(), self, o)
+        return self.m.apply(ops.Sub(), self, o)
 
     def __rsub__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Sub(), o, self)
+        return self.m.apply(ops.Sub(), o, self)
 
     def __mul__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Mul(), self, o)
+        return self.m.apply(ops.Mul(), self, o)
 
     def __rmul__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Mul(), o, self)
+        return self.m.apply(ops.Mul(), o, self)
 
     def __truediv__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Div(), self, o)
+        return self.m.apply(ops.Div(), self, o)
 
     def __rtruediv__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Div(), o, self)
+        return self.m.apply(ops.Div(), o, self)
 
     def __pow__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Pow(), self, o)
+        return self.m.apply(ops.Pow(), self, o)
 
     def __rpow__(self, o: Any) -> G:
-        return GRAPH_MATH.apply(ops.Pow(), o, self)
+        return self.m.apply(ops.Pow(), o, self)
 
     def __neg__(self) -> G:
-        return GRAPH_MATH.apply(ops.Neg(), self)
+        return self.m.apply(ops.Neg(), self)
 
     def __getitem__(self, key: Any) -> G:
-        return GRAPH_MATH.apply(ops.Index(key if isinstance(key, tuple) else (key,)), self)
+        return self.m.apply(ops.Index(key if isinstance(key, tuple) else (key,)), self)
 
     # Comparisons are constants: a mask has no gradient.
     def __gt__(self, o: Any) -> np.ndarray:
@@ -190,21 +196,47 @@ class GraphMath:
 
     `made` collects every node created, so the caller can count and place them."""
 
-    def __init__(self) -> None:
-        self.made: list[Value] | None = None
-        self.budget: int | None = None
+    def __init__(
+        self,
+        budget: int | None = None,
+        max_elements: int | None = None,
+        element_budget: int | None = None,
+    ) -> None:
+        self.made: list[Value] = []
+        self.budget = budget  # nodes it may make (max_nodes)
+        self.max_elements = max_elements  # elements of one node (max_tensor_elements)
+        self.element_budget = element_budget  # elements of all nodes (max_total_elements)
+        self.elements = 0
 
     def apply(self, op: Op, *xs: Any) -> G:
         nodes = [self.lift(x) for x in xs]
         if not any(n.requires_grad for n in nodes):
             # Constants only: one folded constant node (it has no gradient to carry).
+            self.check_size(op, nodes)
             with np.errstate(all="ignore"):
                 out = np.asarray(op.compute(*(n.data for n in nodes)), dtype=np.float64)
-            return G(self.record(constant(out)))
+            return self.wrap(self.record(constant(out)))
         simpler = self.simplify(op, nodes)
         if simpler is not None:
-            return G(simpler)
-        return G(self.record(ops.apply(op, *nodes)))
+            return self.wrap(simpler)
+        self.check_size(op, nodes)
+        return self.wrap(self.record(ops.apply(op, *nodes)))
+
+    def wrap(self, node: Value) -> G:
+        return G(node, self)
+
+    def check_size(self, op: Op, nodes: list[Value]) -> None:
+        """Refuse, before computing it, a node larger than one value may be (max_elements)."""
+        if self.max_elements is None:
+            return
+        # Its result, and what the op makes inside (mse's broadcast, matmul's batch).
+        size = op.work_elements(*(n.data.shape for n in nodes))
+        if size > self.max_elements:
+            raise OpError(
+                f"building this gradient would make a value of {size:,} elements; the limit "
+                f"is {self.max_elements:,} per value (max_tensor_elements)",
+                "too_large",
+            )
 
     def lift(self, x: Any) -> Value:
         """A node for x: its own for a graph value, else a new (recorded) constant."""
@@ -214,15 +246,26 @@ class GraphMath:
             return x
         return self.record(constant(np.asarray(x, dtype=np.float64)))
 
+    def constant(self, x: Any) -> G:
+        """A new (recorded) constant node for an array."""
+        return self.wrap(self.record(constant(np.asarray(x, dtype=np.float64))))
+
     def record(self, node: Value) -> Value:
-        if self.made is not None:
-            if self.budget is not None and len(self.made) >= self.budget:
-                raise OpError(
-                    "building this gradient would make more graph nodes than the "
-                    "program may have (max_nodes)",
-                    "too_large",
-                )
-            self.made.append(node)
+        """Count a node this walk made against its budgets (nodes, then elements in all)."""
+        if self.budget is not None and len(self.made) >= self.budget:
+            raise OpError(
+                "building this gradient would make more graph nodes than the "
+                "program may have (max_nodes)",
+                "too_large",
+            )
+        self.elements += node.data.size
+        if self.element_budget is not None and self.elements > self.element_budget:
+            raise OpError(
+                "building this gradient would make the program's values hold more elements "
+                "than they may in all (max_total_elements)",
+                "too_large",
+            )
+        self.made.append(node)
         return node
 
     @staticmethod
@@ -271,13 +314,13 @@ class GraphMath:
         if cond.all() or not cond.any():
             pick = a if cond.all() else b  # one branch everywhere: no where node
             if np.shape(data_of(pick)) == shape:
-                return pick if isinstance(pick, G) else G(self.lift(pick))
+                return pick if isinstance(pick, G) else self.wrap(self.lift(pick))
             return self.broadcast_to(pick, shape)
         return self.apply(Where(cond), a, b)
 
     def reshape(self, x: Any, shape: Sequence[int]) -> G:
         if tuple(np.shape(data_of(x))) == tuple(shape):
-            return x if isinstance(x, G) else G(self.lift(x))
+            return x if isinstance(x, G) else self.wrap(self.lift(x))
         return self.apply(ops.Reshape(tuple(shape)), x)
 
     def transpose(self, x: Any, axes: Sequence[int] | None = None) -> G:
@@ -288,7 +331,7 @@ class GraphMath:
 
     def broadcast_to(self, x: Any, shape: Sequence[int]) -> G:
         if tuple(np.shape(data_of(x))) == tuple(shape):
-            return x if isinstance(x, G) else G(self.lift(x))
+            return x if isinstance(x, G) else self.wrap(self.lift(x))
         return self.apply(BroadcastTo(tuple(shape)), x)
 
     def expand_dims(self, x: Any, axis: Any) -> G:
@@ -321,52 +364,46 @@ class GraphMath:
         return self.apply(ops.Softmax(axis), z)
 
 
-GRAPH_MATH = GraphMath()
-
-
 def grad(
     output: Value,
     wrt: Sequence[Value],
     *,
     on_node: Callable[[Value], None] | None = None,
     max_new: int | None = None,
+    max_elements: int | None = None,
+    max_new_elements: int | None = None,
 ) -> list[Value]:
     """∂output/∂w for each w in `wrt`, as graph nodes (a non-scalar output counts as its sum).
 
     The walk is backward()'s (DFS order, `+=` as a graph add), with every rule run on graph
     nodes. `on_node` sees each node created (in creation order) once the walk is over — only
-    the ones the results depend on; `max_new` bounds how many may be created."""
+    the ones the results depend on. `max_new` bounds how many nodes may be created,
+    `max_elements` the elements of each and `max_new_elements` the elements of all: each is
+    checked before the node is made, so a gradient too large to build costs nothing."""
+    m = GraphMath(max_new, max_elements, max_new_elements)
     topo = dfs_order(output)
-    made: list[Value] = []
-    saved = GRAPH_MATH.made, GRAPH_MATH.budget
-    GRAPH_MATH.made, GRAPH_MATH.budget = made, max_new
-    try:
-        seed = G(GRAPH_MATH.record(constant(np.ones(output.data.shape))))
-        grads: dict[int, Any] = {output.seq: seed}
-        for node in reversed(topo):
-            g = grads.get(node.seq)
-            if g is None or node.op is None or not node.requires_grad:
+    grads: dict[int, G] = {output.seq: m.constant(np.ones(output.data.shape))}
+    for node in reversed(topo):
+        g = grads.get(node.seq)
+        if g is None or node.op is None or not node.requires_grad:
+            continue
+        needs = [x.requires_grad for x in node.inputs]
+        ins = [m.wrap(x) for x in node.inputs]
+        with np.errstate(all="ignore"):
+            contributions = node.op.gradient(g, ins, m.wrap(node), needs, m)
+        for x, raw, need in zip(node.inputs, contributions, needs, strict=True):
+            if raw is None or not need:
                 continue
-            needs = [x.requires_grad for x in node.inputs]
-            ins = [G(x) for x in node.inputs]
-            with np.errstate(all="ignore"):
-                contributions = node.op.gradient(g, ins, G(node), needs, GRAPH_MATH)
-            for x, raw, need in zip(node.inputs, contributions, needs, strict=True):
-                if raw is None or not need:
-                    continue
-                c = raw if isinstance(raw, G) else G(GRAPH_MATH.record(constant(data_of(raw))))
-                old = grads.get(x.seq)
-                grads[x.seq] = c if old is None else old + c
-        results = []
-        for w in wrt:
-            g = grads.get(w.seq)
-            if g is None:  # the output does not depend on w: its gradient is zero
-                g = G(GRAPH_MATH.record(constant(np.zeros(w.data.shape))))
-            results.append(g.v)
-    finally:
-        GRAPH_MATH.made, GRAPH_MATH.budget = saved
+            c = raw if isinstance(raw, G) else m.constant(data_of(raw))
+            old = grads.get(x.seq)
+            grads[x.seq] = c if old is None else old + c
+    results = []
+    for w in wrt:
+        found = grads.get(w.seq)
+        # The output does not depend on w: its gradient is zero.
+        results.append(found.v if found is not None else m.constant(np.zeros(w.data.shape)).v)
     if on_node is not None:
-        fresh = {n.seq for n in made}
+        fresh = {n.seq for n in m.made}
         keep: dict[int, Value] = {}
         for r in results:
             for n in dfs_order(r):
@@ -377,7 +414,7 @@ def grad(
     return results
 
 
-__all__ = ["GRAPH_MATH", "BroadcastTo", "G", "GraphMath", "Scatter", "Where", "grad"]
+__all__ = ["BroadcastTo", "G", "GraphMath", "Scatter", "Where", "grad"]
 
 # ArrayMath has every function GraphMath has; keep the two in step.
 assert all(hasattr(GraphMath, name) for name in vars(type(ARRAY_MATH)) if not name.startswith("_"))

@@ -10,6 +10,7 @@ the engine checks it as it makes nodes and hands what is left of it to Graphviz.
 from __future__ import annotations
 
 import os
+import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,14 +25,21 @@ class Limits:
     max_source_chars: int = 10_000  # characters of program text
     max_nodes: int = 2_000  # graph nodes after loops are unrolled
     max_drawn_nodes: int = 500  # nodes the drawing lays out
+    max_layout_seconds: float = 1.0  # Graphviz time for one layout (a 120-node DAG can take 20 s)
     max_tensor_elements: int = 16_384  # elements in one value
-    # elements across all values of a program (three 128×128 matrices). The trace repeats
-    # each about 8 times (value, grad, per-step grads and terms), so this also bounds an answer
-    # to about 6 MB of JSON.
-    max_total_elements: int = 50_000
+    max_total_elements: int = 50_000  # elements across all values (three 128×128 matrices)
+    # Numbers the server derives from a program (engine/cost.py), each at most 25 bytes of JSON:
+    # those of its trace (values, grads, every step's terms), counted from the graph before
+    # backward runs: a trace answer stays under about 13 MB (8 MB for random values) …
+    max_trace_numbers: int = 500_000
+    # … and those of a whole answer, the trace with the lessons asked for, each lesson charged
+    # as it is made.
+    max_answer_numbers: int = 1_500_000
     max_exponent: float = 1_024.0  # |b| for a constant exponent in a ** b
     max_loop_iterations: int = 10_000  # iterations of all loops, nested ones multiplied
-    max_depth: int = 64  # nesting of expressions, brackets and blocks
+    # how deeply brackets nest, and how deeply calls, indexes, operators, lists and loops nest
+    # inside one another, each counted apart (engine/lang.py, check_depth)
+    max_depth: int = 64
     max_statements: int = 2_000  # statements after unrolling
 
     def with_env(self, prefix: str = "GRADTRACE_") -> Limits:
@@ -45,6 +53,14 @@ class Limits:
 
 
 DEFAULT_LIMITS = Limits()
+
+_LIMIT_NAME = re.compile(r"\((max_[a-z_]+)\)")
+
+
+def limit_named(message: str) -> str | None:
+    """The setting a limit's message names in brackets ("… (max_nodes)"), if any."""
+    found = _LIMIT_NAME.findall(message)
+    return found[-1] if found else None
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ from typing import Any
 
 from engine.backward import BackwardError, backward
 from engine.build import build
+from engine.cost import check_trace
 from engine.errors import ProgramError
 from engine.ir import Program
 from engine.lang import parse
@@ -32,6 +33,7 @@ def run(
     check_options(accumulate, order)
     with quiet():  # NumPy's float warnings off once for the build, not per op
         graph = build(parse_cached(source, limits), values, limits)
+    check_trace(graph.nodes, graph.output, limits)  # max_answer_numbers, before backward
     try:
         result = trace(graph.output, graph.nodes, accumulate=accumulate, order=order)
     except BackwardError as err:

@@ -66,8 +66,11 @@ def test_every_limit_is_covered_here() -> None:
         "max_source_chars",
         "max_nodes",
         "max_drawn_nodes",
+        "max_layout_seconds",  # tests/test_layout_budget.py
         "max_tensor_elements",
         "max_total_elements",
+        "max_trace_numbers",  # tests/test_cost.py
+        "max_answer_numbers",  # tests/test_cost.py
         "max_exponent",
         "max_loop_iterations",
         "max_depth",
@@ -290,6 +293,54 @@ def test_block_depth_boundary() -> None:
     under(nest(4), limits)
     e = over(nest(11), "max_depth", limits)
     assert e.line is not None and e.column is not None
+
+
+def loops(n: int, body: str = "y = 1") -> str:
+    return "".join("    " * i + f"for i{i} in range(1):\n" for i in range(n)) + "    " * n + body
+
+
+# Each makes a program nested exactly k levels deep, as the README's max_depth counts them.
+NESTINGS = {
+    "brackets": lambda k: "x = " + "(" * k + "1" + ")" * k,
+    "nested calls": lambda k: "tanh(" * k + "x" + ")" * k,
+    "unary minus": lambda k: "-" * k + "x",
+    "for-loops": loops,
+    "a loop around a call": lambda k: loops(k - 1, "y = tanh(x)"),
+    "index chain": lambda k: "x = [1.0]\nx" + "[0:1]" * k,
+    "method chain": lambda k: "x" + ".tanh()" * k,
+    "power tower": lambda k: "x" + "**x" * k,
+    "minus and calls": lambda k: "-tanh(" * (k // 2) + "x" + ")" * (k // 2),
+    "operators": lambda k: "x" + " + x*(x" * (k // 2) + ")" * (k // 2),
+}
+
+
+@pytest.mark.parametrize("kind", NESTINGS)
+@pytest.mark.parametrize("depth", [6, DEFAULT_LIMITS.max_depth])
+def test_depth_equal_to_max_depth_runs_and_one_more_is_refused(kind: str, depth: int) -> None:
+    make = NESTINGS[kind]
+    if kind in ("minus and calls", "operators"):
+        depth -= depth % 2  # two levels a step
+    limits = dataclasses.replace(DEFAULT_LIMITS, max_depth=depth)
+    under(make(depth), limits)
+    e = over(
+        make(depth + 2 if kind in ("minus and calls", "operators") else depth + 1),
+        "max_depth",
+        limits,
+    )
+    assert e.code == "too_deep" and e.line is not None and e.column is not None
+
+
+def test_depth_counts_what_is_inside_not_what_is_beside() -> None:
+    one = Limits(max_depth=1)
+    under("L = " + " + ".join(f"x{i}" for i in range(200)), one)  # a flat chain is one level
+    under("tanh(x).sum() * 2 - 1", Limits(max_depth=2))  # the chain is beside, the call inside
+    over("a*b + c*d", "max_depth", one)  # c*d is inside the +: two levels
+    under("a*b + c*d", Limits(max_depth=2))
+    under("x = randn(2, 2)\ny = x[0, 1]", one)  # a tuple of indices is its index's level
+    under("for i in range(2):\n    y = 1", one)  # range(…) is the loop's own level
+    over("for i in range(2):\n    y = -x", "max_depth", one)
+    e = over("y = 1\nz = " + "-" * 7 + "x", "max_depth", Limits(max_depth=6))
+    assert (e.line, e.column) == (2, 11)  # the seventh minus
 
 
 NESTING_BOMBS = [

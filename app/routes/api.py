@@ -41,8 +41,10 @@ def post_trace(request: TraceRequest, settings: SettingsDep) -> JSONResponse:
     )
     body = result.to_dict()
     if request.lessons:
+        from engine.cost import AnswerBudget, count_numbers
         from engine.lessons import run_lessons
 
+        spent = count_numbers(body, settings.limits.max_answer_numbers)
         body["lessons"] = run_lessons(
             request.source,
             request.values,
@@ -51,6 +53,7 @@ def post_trace(request: TraceRequest, settings: SettingsDep) -> JSONResponse:
             order=request.order,
             options=request.lesson_options,
             limits=settings.limits,
+            budget=AnswerBudget(settings.limits, spent),
         )
     return JSONResponse(body)
 

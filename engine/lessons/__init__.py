@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.cost import AnswerBudget
 from engine.errors import ProgramError
 from engine.lessons.code import code
 from engine.lessons.compare import compare_assign
@@ -82,9 +83,12 @@ def run_lessons(
     order: str = "dfs",
     options: dict[str, Any] | None = None,
     limits: Limits = DEFAULT_LIMITS,
+    budget: AnswerBudget | None = None,
 ) -> dict[str, Any]:
     """{name: lesson data} for each name asked for. Raises ProgramError for an unknown name or
-    a program that cannot run."""
+    a program that cannot run, and (413) once the lessons take the answer past
+    `max_answer_numbers`: `budget` is what the answer has spent already (its trace)."""
+    budget = budget if budget is not None else AnswerBudget(limits)
     out: dict[str, Any] = {}
     for name in dict.fromkeys(names):
         lesson = LESSONS.get(name)
@@ -97,6 +101,7 @@ def run_lessons(
         out[name] = lesson(
             source, values, accumulate=accumulate, order=order, limits=limits, **given
         )
+        budget.charge(f"the lesson {name}", out[name])
     return out
 
 

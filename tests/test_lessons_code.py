@@ -36,6 +36,12 @@ MORE = [
     ("second_order", "x = 3\ny = x**3\ng = grad(y, x)\ng", {}),
     ("nonscalar", "x = [1.0, 2.0, 3.0]\ny = x * x", {}),
     ("seeded", "seed(7)\nA = rand(2, 3)\nB = randn(3)\nL = relu(A @ B - 0.2).sum()", {}),
+    # names of the generated code's own (np, print, show, torch): renamed, so it still runs
+    (
+        "shadowing",
+        "np = 2.0\nprint = np * 3\nfor torch in range(2):\n    show = print + torch\nshow",
+        {},
+    ),
 ]
 
 

@@ -58,6 +58,43 @@ BACKWARD = {
 }
 
 
+# The names the generated code itself reads at the top level (PyTorch) or inside JAX's `f`:
+# a program name equal to one would shadow it there (`np = 2` breaks every `np.…` after it,
+# `print = x*y` the lines that print). Such a name is written with a trailing underscore
+# (`print_`), everywhere in both codes. `out` is added when the generated code binds the
+# program's bare last expression to `out`.
+GENERATED_NAMES = frozenset(
+    {"np", "torch", "F", "rng", "show", "print", "range", "float", "jax", "jnp", "params"}
+)
+
+
+def code_names(program: ir.Program) -> dict[str, str]:
+    """Program name -> the name the generated code uses for it (itself, unless it would
+    shadow one of the code's own; then with `_` appended until it is unused)."""
+    names = set(program.free)
+    has_output = False
+    todo = list(program.body)
+    while todo:
+        st = todo.pop()
+        if isinstance(st, ir.Assign):
+            names.add(st.name)
+        elif isinstance(st, ir.Loop):
+            names.add(st.var)
+            todo += st.body
+        elif isinstance(st, ir.Output):
+            has_output = True
+    reserved = GENERATED_NAMES | ({"out"} if has_output else set())
+    taken = names | reserved
+    renamed = {}
+    for name in sorted(names & reserved):
+        new = name + "_"
+        while new in taken:
+            new += "_"
+        taken.add(new)
+        renamed[name] = new
+    return {name: renamed.get(name, name) for name in names}
+
+
 def number_text(v: float) -> str:
     return repr(float(v)) if not float(v).is_integer() or abs(v) >= 1e15 else str(int(v))
 
@@ -74,16 +111,22 @@ def show_text(name: str, g: np.ndarray) -> str:
 class Writer:
     """Turns the IR into Python text for one framework ("torch" or "jax")."""
 
-    def __init__(self, flavour: str, nodes_by_span: dict[Any, Value]) -> None:
+    def __init__(
+        self, flavour: str, nodes_by_span: dict[Any, Value], names: dict[str, str]
+    ) -> None:
         self.flavour = flavour
         self.by_span = nodes_by_span
+        self.names = names  # program name -> name in the code (see code_names)
+
+    def name(self, name: str) -> str:
+        return self.names.get(name, name)
 
     # static ints ----------------------------------------------------------------------------
     def static(self, s: Any) -> str:
         if isinstance(s, ir.SInt):
             return str(s.value)
         if isinstance(s, ir.SVar):
-            return s.name
+            return self.name(s.name)
         return f"({self.static(s.left)} {s.op} {self.static(s.right)})"
 
     def statics(self, arg: Any) -> str:
@@ -119,7 +162,7 @@ class Writer:
         if isinstance(e, ir.Array):
             return ("torch.tensor(" if torch else "jnp.array(") + array_text(e.value) + ")"
         if isinstance(e, ir.Name):
-            return e.id
+            return self.name(e.id)
         if isinstance(e, ir.Labels):
             v = list(e.value) if isinstance(e.value, tuple) else e.value
             return f"torch.tensor({v})" if torch else f"jnp.array({v})"
@@ -231,7 +274,7 @@ class Writer:
 
     def labels(self, e: Any) -> str:
         if isinstance(e, ir.Name):
-            return e.id
+            return self.name(e.id)
         return self.expr(e)
 
     def as_tensor(self, e: Any) -> str:
@@ -348,7 +391,9 @@ def code(
     for n in prog.nodes:
         if n.span is not None:
             by_span[n.span] = n
-    torch_w, jax_w = Writer("torch", by_span), Writer("jax", by_span)
+    names = code_names(program)
+    torch_w, jax_w = Writer("torch", by_span, names), Writer("jax", by_span, names)
+    py = torch_w.name
 
     free_values = {f["name"]: f for f in prog.free}
     head_t = [
@@ -368,9 +413,10 @@ def code(
     body_t: list[str] = []
     jax_params: list[str] = []
     body_j: list[str] = []
-    leaf_names: list[str] = []
+    leaf_names: list[str] = []  # program names
     assigned_count: dict[str, int] = {}
-    named_ops: list[tuple[str, str]] = []  # (name, predicted grad_fn) printed after backward
+    # (name in the code, predicted grad_fn) printed after backward
+    named_ops: list[tuple[str, str]] = []
     jax_ok = True
 
     def count_assignments(body: tuple[Any, ...], times: int = 1) -> None:
@@ -387,19 +433,22 @@ def code(
 
     for name in program.free:
         f = free_values.get(name, {})
+        written = py(name)
         if f.get("labels"):
             v = f.get("value", 0)
-            body_t.append(f"{name} = torch.tensor({v})  # class labels")
-            body_j.append(f"    {name} = jnp.array({v})  # class labels")
+            body_t.append(f"{written} = torch.tensor({v})  # class labels")
+            body_j.append(f"    {written} = jnp.array({v})  # class labels")
             continue
         v = f.get("value", 1.0)
         text = number_text(v) if isinstance(v, int | float) else repr(v)
         body_t.append(
-            f"{name} = torch.tensor({float(v) if isinstance(v, int | float) else text}"
+            f"{written} = torch.tensor({float(v) if isinstance(v, int | float) else text}"
             ", requires_grad=True)"
         )
-        jax_params.append(f'    "{name}": jnp.array({text}),')
-        body_j.append(f'    {name} = params["{name}"]')
+        # a float, not `jnp.array(1)`: jax.grad refuses integer inputs
+        j_text = repr(float(v)) if isinstance(v, int | float) else text
+        jax_params.append(f'    "{written}": jnp.array({j_text}),')
+        body_j.append(f'    {written} = params["{written}"]')
         leaf_names.append(name)
 
     output_name = "out"
@@ -416,18 +465,19 @@ def code(
                     rng_args.append(torch_w.static(st.step))
                 if rng_args[0] == "0" and len(rng_args) == 2:
                     rng_args = rng_args[1:]
-                header = f"for {st.var} in range({', '.join(rng_args)}):"
+                header = f"for {py(st.var)} in range({', '.join(rng_args)}):"
                 body_t.append(indent + header)
                 body_j.append("    " + indent + header)
                 statements(st.body, indent + "    ", False)
             elif isinstance(st, ir.Assign):
                 e = st.expr
+                target = py(st.name)
                 is_leaf = isinstance(e, ir.Num | ir.Array) or (
                     isinstance(e, ir.Call) and e.func in CONSTRUCTORS
                 )
                 if isinstance(e, ir.Labels):
-                    body_t.append(f"{indent}{st.name} = {torch_w.expr(e)}  # class labels")
-                    body_j.append(f"    {indent}{st.name} = {jax_w.expr(e)}  # class labels")
+                    body_t.append(f"{indent}{target} = {torch_w.expr(e)}  # class labels")
+                    body_j.append(f"    {indent}{target} = {jax_w.expr(e)}  # class labels")
                 elif is_leaf:
                     if isinstance(e, ir.Num):
                         t_text = f"torch.tensor({float(e.value)!r}, requires_grad=True)"
@@ -438,26 +488,26 @@ def code(
                     else:
                         t_text = torch_w.constructor(e, leaf=True)  # type: ignore[arg-type]
                         j_text = jax_w.constructor(e, leaf=True)  # type: ignore[arg-type]
-                    body_t.append(f"{indent}{st.name} = {t_text}")
+                    body_t.append(f"{indent}{target} = {t_text}")
                     if top and assigned_count.get(st.name) == 1:
-                        jax_params.append(f'    "{st.name}": {j_text},')
-                        body_j.append(f'    {indent}{st.name} = params["{st.name}"]')
+                        jax_params.append(f'    "{target}": {j_text},')
+                        body_j.append(f'    {indent}{target} = params["{target}"]')
                         leaf_names.append(st.name)
                     else:
-                        body_j.append(f"    {indent}{st.name} = {j_text}")
+                        body_j.append(f"    {indent}{target} = {j_text}")
                         jax_ok = jax_ok and True
                 else:
-                    body_t.append(f"{indent}{st.name} = {torch_w.expr(e)}")
+                    body_t.append(f"{indent}{target} = {torch_w.expr(e)}")
                     try:
-                        body_j.append(f"    {indent}{st.name} = {jax_w.expr(e)}")
+                        body_j.append(f"    {indent}{target} = {jax_w.expr(e)}")
                     except NotImplementedError:
                         jax_ok = False
                     node = by_span.get(getattr(e, "span", None))
                     if top and node is not None and assigned_count.get(st.name) == 1:
                         predicted = predict_grad_fn(node, e)
                         if predicted:
-                            named_ops.append((st.name, predicted))
-                output_name = st.name
+                            named_ops.append((target, predicted))
+                output_name = target
             elif isinstance(st, ir.Output):
                 body_t.append(f"{indent}out = {torch_w.expr(st.expr)}")
                 try:
@@ -505,8 +555,8 @@ def code(
             grads[n.name] = n.grad if n.grad is not None else np.zeros(n.data.shape)
     if out_node.requires_grad:
         for name, g in grads.items():
-            tail_t.append(f'show("{name}.grad", {name}.grad)')
-            expected.append(show_text(f"{name}.grad", g))
+            tail_t.append(f'show("{py(name)}.grad", {py(name)}.grad)')
+            expected.append(show_text(f"{py(name)}.grad", g))
     torch_code = "\n".join(head_t + body_t + tail_t) + "\n"
 
     jax_code = None
@@ -540,7 +590,7 @@ def code(
         ]
         jax_code = "\n".join(jax_lines) + "\n"
     jax_expected = (
-        [show_text(f"{name}.grad", grads[name]) for name in leaf_names if name in grads]
+        [show_text(f"{py(name)}.grad", grads[name]) for name in leaf_names if name in grads]
         if out_node.requires_grad
         else []
     )

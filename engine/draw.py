@@ -29,12 +29,13 @@ What the drawing shows (the legend, in words):
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import re
 import subprocess
 import threading
-import time
 import unicodedata
+from collections import OrderedDict
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
@@ -43,7 +44,7 @@ from typing import Any
 import numpy as np
 
 from engine import layout
-from engine.limits import current_deadline
+from engine.limits import Limits, current_deadline
 
 # Drawing limits. Each is a setting, not a law of nature; see the README.
 MAX_DRAWN_NODES = (
@@ -56,8 +57,17 @@ SMALL_COLS = 4
 SMALL_VECTOR = 6  # a 1-d tensor of at most this many elements: print it as a row
 HEAT_ROWS, HEAT_COLS, HEAT_CELL = 8, 16, 8  # a larger tensor: heat map of at most 8×16 cells
 LABEL_CHARS = 24  # longer labels (anonymous ops are labelled by their source text) are cut
-LAYOUT_TIMEOUT = 10.0  # seconds for one `dot` run
-MAX_CONCURRENT_LAYOUTS = 2  # `dot` processes at once; more callers wait, then give up
+# Layouts run in two lanes, each with its own slots and Graphviz helpers: a small picture is
+# never queued behind a large layout that may take its whole budget (max_layout_seconds).
+MAX_CONCURRENT_LAYOUTS = 2  # large layouts at once; more callers wait (see SLOT_WAIT_BUDGETS)
+SMALL_LAYOUT_LINES = 160  # DOT statements (nodes + edges) of a small layout: about 60 nodes
+MAX_SMALL_LAYOUTS = 2  # small layouts at once, in their own lane
+# A caller waits for a slot at most this many layout budgets: every layout holds its slot for at
+# most one budget of CPU time, so about one budget of wall time on a machine that is not
+# overloaded, and a waiter behind a full lane still gets its turn; else it answers "busy". (On
+# an overloaded one a layout holds its slot up to its wall ceiling, layout.wall_ceiling.)
+SLOT_WAIT_BUDGETS = 2.0
+REMEMBERED_TIMEOUTS = 1_024  # shapes whose layout ran out of its budget (16-byte hashes)
 
 FONT = "DejaVu Sans Mono"
 FONT_SIZE = 11
@@ -91,12 +101,14 @@ SVG_NS = "http://www.w3.org/2000/svg"
 
 
 class DrawError(Exception):
-    """The graph could not be drawn: too large, Graphviz too slow, or Graphviz failed."""
+    """The graph could not be drawn: too large, Graphviz too slow, or Graphviz failed. `limit`
+    names the setting that stopped it, if one did."""
 
-    def __init__(self, message: str, code: str) -> None:
+    def __init__(self, message: str, code: str, limit: str | None = None) -> None:
         super().__init__(message)
         self.message = message
         self.code = code
+        self.limit = limit
 
 
 # --------------------------------------------------------------------------------------------
@@ -284,8 +296,11 @@ def _as_array(v: Any) -> np.ndarray:
 
 
 def heat_grid(v: Any) -> np.ndarray:
-    """A tensor as at most HEAT_ROWS × HEAT_COLS block means (rows = leading dims)."""
+    """A tensor as at most HEAT_ROWS × HEAT_COLS block means (rows = leading dims); an empty
+    tensor has no blocks (0 × 0)."""
     a = _as_array(v)
+    if a.size == 0:
+        return np.zeros((0, 0))
     a = a.reshape(1, -1) if a.ndim <= 1 else a.reshape(-1, a.shape[-1])
     rows, cols = a.shape
     r = min(rows, HEAT_ROWS)
@@ -317,6 +332,12 @@ def _max_abs(values: Iterable[Any]) -> float:
     return m
 
 
+def _is_empty(shape: Sequence[int], value: Any) -> bool:
+    """A tensor without numbers. Its shape says so; its value may not tell (JSON writes
+    zeros(2, 0, 3) as [[], []], a 2×0 matrix), so both are asked."""
+    return math.prod(int(s) for s in shape) == 0 or _as_array(value).size == 0
+
+
 def _is_small(shape: Sequence[int]) -> bool:
     """Few enough numbers to print: a vector of up to 6, a matrix of up to 4 columns."""
     if len(shape) == 1:
@@ -326,7 +347,7 @@ def _is_small(shape: Sequence[int]) -> bool:
 
 def _matrix(v: Any) -> list[list[float]]:
     a = _as_array(v)
-    return a.reshape(1, -1).tolist() if a.ndim == 1 else a.tolist()
+    return a.reshape(1, -1).tolist() if a.ndim <= 1 else a.tolist()
 
 
 # --------------------------------------------------------------------------------------------
@@ -489,7 +510,9 @@ def _build(
             )
             tail = copy_id
         term = None if LOOP_BOX in (tail, head) else terms.get(eid)
-        line = _edge_dot(tail, head, eid, src, arg, term, sv, edge_labels)
+        line = _edge_dot(
+            tail, head, eid, src, arg, term, sv, edge_labels, by_id.get(src, {}).get("shape")
+        )
         if LOOP_BOX in (tail, head):
             line = line.replace('class="', 'class="loop-edge ', 1)
         out.append("  " + line)
@@ -656,7 +679,16 @@ def _node_dot(
         head = f"{marker}{label}  {shape_text(shape)}"
         roles.append("head")
         rows.append(_td(head, text_width(f"▶ {label}  {shape_text(shape)}"), bold=current))
-        if _is_small(shape):
+        if _is_empty(shape, node["value"]):
+            # No numbers (a 0-length axis): EMPTY where they would be. Graphviz refuses a table
+            # without cells, so neither a matrix nor a heat map can stand in.
+            roles += ["caption", "caption"]
+            rows.append(_caption_row("data", _empty_cell()))
+            n_cols = 2
+            if has_grad:
+                roles += ["caption", "caption"]
+                rows.append(_caption_row("grad", _empty_cell(), bg=_GRAD_CELL))
+        elif _is_small(shape):
             vals = _matrix(node["value"])
             cells = [fmt(x) for r in vals for x in r]
             gall = [fmt(x) for g in hist.get(nid, []) for r in _matrix(g) for x in r]
@@ -674,7 +706,7 @@ def _node_dot(
                         "grad",
                         _mini_table(_matrix(grad_now), cw, bold=changed),
                         bg=_GRAD_CELL,
-                        )
+                    )
                 )
         else:
             vgrid = heat_grid(node["value"])
@@ -692,7 +724,7 @@ def _node_dot(
                         "grad",
                         _heat_td(ggrid),
                         bg=_GRAD_CELL,
-                        )
+                    )
                 )
                 heat.append(("g", _heat_colours(ggrid, gscale)))
             lay.heat[nid] = heat
@@ -788,6 +820,13 @@ def _mini_table(rows: list[list[float]], cell_w: float, bold: bool = False) -> s
     )
 
 
+EMPTY = "∅"  # what an empty tensor shows for its numbers
+
+
+def _empty_cell() -> str:
+    return f'<FONT COLOR="{STYLE["muted"]}">{EMPTY}</FONT>'
+
+
 def _heat_td(grid: np.ndarray) -> str:
     r, c = grid.shape
     return (
@@ -810,7 +849,9 @@ def _edge_dot(
     term: Mapping[str, Any] | None,
     sv: StepView | None,
     with_label: bool,
+    shape: Sequence[int] | None = None,
 ) -> str:
+    """`shape`: the source's, which an empty gradient's JSON value cannot tell in full."""
     cls = ["from-" + src, "to-" + head, f"arg-{arg}"]
     attrs = [f'id="{eid}"']
     text = ""
@@ -819,7 +860,7 @@ def _edge_dot(
         attrs.append(f'style=dashed color="{STYLE["muted"]}"')
     else:
         cls.append(f"step-{term['step']}")
-        text = "← " + _amount(term.get("contribution"))
+        text = "← " + _amount(term.get("contribution"), shape)
     state = ""
     if sv is not None and term is not None:
         if eid in sv.active:
@@ -845,10 +886,12 @@ def _edge_dot(
     return f'"{tail}" -> "{head}" [{" ".join(attrs)}];'
 
 
-def _amount(v: Any) -> str:
+def _amount(v: Any, shape: Sequence[int] | None = None) -> str:
     a = _as_array(v)
     if a.ndim == 0:
         return fmt(float(a))
+    if a.size == 0 and shape and math.prod(int(s) for s in shape) == 0:
+        return shape_text(shape)  # JSON writes zeros(2, 0, 3) as [[], []]: 2×0
     return shape_text(list(a.shape))
 
 
@@ -883,49 +926,129 @@ def _legend_dot(trace: Mapping[str, Any], sv: StepView, lang: str) -> str:
 # Graphviz
 
 
-_layout_slots = threading.BoundedSemaphore(MAX_CONCURRENT_LAYOUTS)
+_large_slots = threading.BoundedSemaphore(MAX_CONCURRENT_LAYOUTS)
+_small_slots = threading.BoundedSemaphore(MAX_SMALL_LAYOUTS)
+# The verdicts: the hash of a DOT text whose layout ran out of its budget -> that budget. Keyed
+# like to_svg's cache (the DOT with placeholders for texts), so it is the graph's shape. Only a
+# budget of CPU time run out is kept: that is the layout's own cost, the same at any load.
+_timed_out: OrderedDict[bytes, float] = OrderedDict()
+_timed_out_lock = threading.Lock()
+
+
+@functools.cache
+def default_layout_seconds() -> float:
+    """The layout budget of a caller that names none: max_layout_seconds, with the
+    environment's override (GRADTRACE_MAX_LAYOUT_SECONDS) read once."""
+    return Limits().with_env().max_layout_seconds
+
+
+def _shape_key(dot_text: str) -> bytes:
+    return hashlib.blake2b(dot_text.encode("utf-8"), digest_size=16).digest()
+
+
+def _ran_out(key: bytes, budget: float) -> bool:
+    """Did a layout of this shape already run out of a budget at least as large?"""
+    with _timed_out_lock:
+        failed = _timed_out.get(key)
+        if failed is None or budget > failed:
+            return False
+        _timed_out.move_to_end(key)
+        return True
+
+
+def _remember_ran_out(key: bytes, budget: float) -> None:
+    with _timed_out_lock:
+        _timed_out[key] = max(budget, _timed_out.get(key, 0.0))
+        _timed_out.move_to_end(key)
+        while len(_timed_out) > REMEMBERED_TIMEOUTS:
+            _timed_out.popitem(last=False)
+
+
+def forget_layout_timeouts() -> None:
+    """Forget every remembered verdict (tests, and a budget raised at run time)."""
+    with _timed_out_lock:
+        _timed_out.clear()
+
+
+def is_small_layout(dot_text: str) -> bool:
+    """A layout for the small lane. Our DOT has one statement a line; other DOT (one line of
+    `a -> b; ...`) is counted by its edges."""
+    return max(dot_text.count("\n"), dot_text.count("->")) <= SMALL_LAYOUT_LINES
 
 
 @functools.lru_cache(maxsize=64)
-def to_svg(dot_text: str, timeout: float = LAYOUT_TIMEOUT) -> str:
+def to_svg(dot_text: str, timeout: float | None = None) -> str:
     """Lay out DOT text with Graphviz `dot -Tsvg`, bounded in time. The only Graphviz call.
 
-    The bound is `timeout` or what is left of the request's deadline (max_request_seconds),
-    whichever is shorter; waiting for a free layout slot counts against it too."""
+    `timeout` is the layout's budget of CPU time in seconds (None: max_layout_seconds, see
+    default_layout_seconds). A layout past its budget is stopped (its helper process killed) and
+    its shape remembered, so the same DOT is refused at once from then on ("layout_timeout").
+    Its wall-clock time is bounded too, by what is left of the request's deadline
+    (max_request_seconds: "timeout") and by layout.wall_ceiling(budget) (a machine too busy to
+    give it its CPU time: "busy"); neither is remembered, as neither says anything of the graph.
+    Small layouts have their own slots (is_small_layout); waiting for a slot is bounded by
+    SLOT_WAIT_BUDGETS budgets and the deadline, then answers "busy"."""
+    budget = default_layout_seconds() if timeout is None else timeout
     deadline = current_deadline()
-    start = time.monotonic()
+    key = _shape_key(dot_text)
 
-    def left() -> float:
-        own = timeout - (time.monotonic() - start)
-        return own if deadline is None else min(own, deadline.left())
-
-    def too_slow() -> DrawError:
-        if deadline is not None and deadline.at < start + timeout:
-            return DrawError(
-                f"Laying out this graph would take longer than the {deadline.seconds:g} s a "
-                f"request may take ({deadline.setting}); it is too large to draw.",
-                "timeout",
-            )
+    def out_of_budget() -> DrawError:
         return DrawError(
-            f"Laying out this graph took longer than {timeout:g} s; it is too large to draw.",
-            "timeout",
+            f"Laying out this graph takes longer than {budget:g} s (max_layout_seconds); it is "
+            "too large to draw.",
+            "layout_timeout",
+            "max_layout_seconds",
         )
 
+    def out_of_request() -> DrawError:
+        assert deadline is not None
+        return DrawError(
+            f"Laying out this graph would take longer than the {deadline.seconds:g} s a "
+            f"request may take ({deadline.setting}); it is too large to draw.",
+            "timeout",
+            deadline.setting,
+        )
+
+    def overloaded(ceiling: float) -> DrawError:
+        return DrawError(
+            f"The server is too busy to lay out this graph now: in {ceiling:g} s it got less "
+            f"than the {budget:g} s of computing time a layout may use (max_layout_seconds). "
+            "Try again in a moment.",
+            "busy",
+            "max_layout_seconds",
+        )
+
+    def left() -> float:
+        return math.inf if deadline is None else deadline.left()
+
+    if _ran_out(key, budget):
+        raise out_of_budget()
     if left() <= 0:
-        raise too_slow()
-    if not _layout_slots.acquire(timeout=left()):
+        raise out_of_request()
+    slots = _small_slots if is_small_layout(dot_text) else _large_slots
+    if not slots.acquire(timeout=max(min(SLOT_WAIT_BUDGETS * budget, left()), 0.0)):
         raise DrawError("The server is busy drawing other graphs; try again.", "busy")
     try:
-        if left() <= 0:
-            raise too_slow()
-        # `dot -Tsvg`, in a warm helper process: a new `dot` costs ~12 ms of start-up alone.
-        proc = layout.run_dot(dot_text.encode("utf-8"), timeout=left())
-    except subprocess.TimeoutExpired as exc:
-        raise too_slow() from exc
-    except OSError as exc:  # Graphviz missing
-        raise DrawError("Graphviz (dot) is not available on the server.", "graphviz") from exc
+        if _ran_out(key, budget):  # found out by another caller while this one waited
+            raise out_of_budget()
+        ceiling = layout.wall_ceiling(budget)
+        wall = min(ceiling, left())
+        if wall <= 0:
+            raise out_of_request()
+        try:
+            # `dot -Tsvg`, in a warm helper process: a new `dot` costs ~12 ms of start-up alone.
+            proc = layout.run_dot(dot_text.encode("utf-8"), timeout=budget, wall=wall)
+        except layout.CpuTimeExpired as exc:  # its own cost: the graph's, whatever the load
+            _remember_ran_out(key, budget)
+            raise out_of_budget() from exc
+        except subprocess.TimeoutExpired as exc:  # held up: says nothing of the shape
+            if wall < ceiling:
+                raise out_of_request() from exc
+            raise overloaded(ceiling) from exc
+        except OSError as exc:  # Graphviz missing
+            raise DrawError("Graphviz (dot) is not available on the server.", "graphviz") from exc
     finally:
-        _layout_slots.release()
+        slots.release()
     if proc.returncode != 0 or not proc.stdout:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
         raise DrawError("Graphviz failed: " + (err[-1] if err else "no output"), "graphviz")
@@ -1236,12 +1359,13 @@ def render_svg(
     rankdir: str = "LR",
     lang: str = "en",
     legend: bool = False,
-    timeout: float = LAYOUT_TIMEOUT,
+    timeout: float | None = None,
     max_nodes: int = MAX_DRAWN_NODES,
     collapse: bool = False,
 ) -> str:
     """The drawing as SVG text. Raises DrawError when it cannot be drawn. `collapse` draws a
-    long unrolled loop as its first and last iterations with one box between them."""
+    long unrolled loop as its first and last iterations with one box between them. `timeout`
+    is the layout's budget (max_layout_seconds; None: default_layout_seconds())."""
     lay = _build(
         trace,
         step,
@@ -1267,13 +1391,14 @@ def render_folded(
     **options: Any,
 ) -> tuple[str, dict[str, Any] | None]:
     """`render_svg` with the loop of `plan` (collapse_plan's) collapsed as `wants_collapse`
-    decides, or anyway when the graph is too large to draw in full. (SVG, the plan when the
-    loop was drawn collapsed, else None). Raises DrawError as render_svg."""
+    decides, or anyway when the graph is too large to draw in full (too many nodes, or a layout
+    past its budget). (SVG, the plan when the loop was drawn collapsed, else None). Raises
+    DrawError as render_svg."""
     folded = wants_collapse(trace, plan, collapse)
     try:
         return render_svg(trace, step, collapse=folded, **options), plan if folded else None
     except DrawError as err:
-        if err.code != "too_large" or folded or plan is None:
+        if err.code not in ("too_large", "layout_timeout") or folded or plan is None:
             raise
         return render_svg(trace, step, collapse=True, **options), plan
 

@@ -5,13 +5,14 @@ from __future__ import annotations
 import copy
 import re
 import shutil
+import subprocess
 import time
 import xml.etree.ElementTree as ET
 from typing import Any
 
 import pytest
 
-from engine import draw, run
+from engine import draw, layout, run
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
@@ -402,9 +403,66 @@ def test_heat_maps_are_drawn_into_their_cells():
 
 @needs_dot
 def test_layout_is_bounded_in_time():
+    """A layout past its own budget is refused with the code the app caches by shape
+    ("layout_timeout"; "timeout" is kept for the request's deadline), naming the setting."""
     with pytest.raises(draw.DrawError) as err:
         draw.to_svg("digraph { a -> b }\n# unique " + str(time.time()), timeout=1e-6)
-    assert err.value.code == "timeout"
+    assert err.value.code == "layout_timeout"
+    assert err.value.limit == "max_layout_seconds" and "(max_layout_seconds)" in err.value.message
+
+
+EMPTY_AND_HIGH_RANK = [
+    (0,),
+    (2, 0),
+    (0, 3),
+    (2, 0, 3),
+    (1, 1, 0),
+    (0, 0, 0),
+    (0, 2, 3, 4),
+    (2, 3, 0, 5, 1),
+    (2, 3, 4, 5),
+    (2, 3, 4, 5, 6),
+    (1,) * 8,
+    (2,) * 10,
+]
+
+
+@needs_dot
+@pytest.mark.parametrize("shape", EMPTY_AND_HIGH_RANK, ids=str)
+def test_a_tensor_of_any_rank_or_with_a_zero_length_axis_is_drawn(shape: tuple[int, ...]):
+    """Once a 500: zeros(2, 0, 3) reaches the drawing as [[], []] (JSON cannot tell the 3),
+    and a zero-length vector or matrix made a table without cells, which Graphviz refuses
+    (the node was drawn as its bare id). Every step draws, Graphviz's own `dot` takes the DOT,
+    and the node shows its whole shape and, if empty, EMPTY for its numbers and its grad."""
+    dims = ", ".join(map(str, shape))
+    trace = run(f"A = zeros({dims})\nL = A.sum()").to_dict()
+    node = next(n for n in trace["nodes"] if n["label"] == "A")
+    empty = 0 in shape
+    for step in [None, *range(len(trace["steps"]))]:
+        svg = draw.render_svg(trace, step, legend=step is not None)
+        root = ET.fromstring(svg)
+        group = root.find(f".//{SVG}g[@id='{node['id']}']")
+        assert group is not None
+        head = group.find(f".//{SVG}text[@id='{node['id']}-head']")
+        assert head is not None and head.text is not None
+        assert head.text.replace("\xa0", " ").removeprefix("▶ ") == "A  " + draw.shape_text(shape)
+        texts = [t.text for t in group.iter(SVG + "text")]
+        assert texts.count(draw.EMPTY) == (2 if empty else 0)
+        if not empty and len(shape) > 2:  # a heat map for the value and one for the grad
+            assert group.find(f".//{SVG}g[@id='{node['id']}-vheat']") is not None
+            assert group.find(f".//{SVG}g[@id='{node['id']}-gheat']") is not None
+    edge = draw.to_dot(trace, 0)
+    assert f"← {draw.shape_text(shape)}<" in edge  # the gradient's shape, all of it
+    done = subprocess.run(
+        ["dot", "-Tsvg"], input=edge.encode(), capture_output=True, env=layout.graphviz_env()
+    )
+    assert done.returncode == 0 and not done.stderr
+
+
+def test_heat_grid_of_an_empty_tensor_has_no_blocks():
+    assert draw.heat_grid([[], []]).shape == (0, 0)
+    assert draw.heat_grid([]).shape == (0, 0)
+    assert draw.heat_grid(list(range(40))).shape == (1, draw.HEAT_COLS)
 
 
 @needs_dot

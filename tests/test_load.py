@@ -80,6 +80,9 @@ def server() -> Iterator[Server]:
         GRADTRACE_MAX_IN_FLIGHT=str(MAX_IN_FLIGHT),
         GRADTRACE_MAX_REQUEST_SECONDS=str(MAX_REQUEST_SECONDS),
         GRADTRACE_MAX_QUERY_BYTES=str(MAX_QUERY_BYTES),
+        # A layout's own budget past the request's, so that the request's time bound is what
+        # cuts the pathological layout here (tests/test_layout_budget.py tests the budget).
+        GRADTRACE_MAX_LAYOUT_SECONDS=str(MAX_REQUEST_SECONDS * 10),
     )
     proc = subprocess.Popen(
         [

@@ -130,12 +130,14 @@ def etag_for(key: str) -> str:
     return f'"{APP_VERSION}-{key[:32]}"'
 
 
-def matches(if_none_match: str | None, etag: str) -> bool:
-    """Does an If-None-Match header name this ETag (weak comparison, as RFC 9110 asks)?"""
+def matches(if_none_match: str | None, etag: str, exists: bool = False) -> bool:
+    """Does an If-None-Match header name this ETag (weak comparison, as RFC 9110 asks)? `*`
+    names any current representation (RFC 9110 13.1.2), so it matches only when the caller
+    knows that the answer `exists` (a 200): a program that fails has none."""
     if not if_none_match:
         return False
     if if_none_match.strip() == "*":
-        return True
+        return exists
     tags = (t.strip().removeprefix("W/") for t in if_none_match.split(","))
     return etag in tags
 
@@ -180,12 +182,34 @@ def cached_view(parts: Iterable[Any], produce: Callable[[], dict[str, Any]]) -> 
         return hit
     view = produce()
     if cacheable_view(view):
-        trace = view.get("trace") or {}
-        size = len(view.get("svg") or "") + 400 * (
-            len(trace.get("nodes") or ()) + len(trace.get("steps") or ())
-        )
-        views.put(key, view, size)
+        views.put(key, view, approx_bytes(view, views.max_bytes))
     return view
+
+
+def approx_bytes(data: Any, budget: int) -> int:
+    """About the memory `data` (a JSON-ready view: dicts, lists, numbers, strings) holds, as
+    CPython keeps it: 36 bytes a number in a list (the float and its slot), a string's
+    characters, a container's slots (within 10% of tracemalloc's count for a trace). Counted
+    until it passes `budget`, then returned at once, so measuring costs no more than the
+    budget; a shared object is counted at each place, which can only overstate."""
+    size = 0
+    stack = [data]
+    while stack and size <= budget:
+        item = stack.pop()
+        if isinstance(item, dict):
+            size += 64 + 40 * len(item)
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            size += 56 + 8 * len(item)
+            if item and isinstance(item[0], float | int) and not isinstance(item[0], bool):
+                size += 28 * len(item)  # a row of numbers: each a float object (pymalloc)
+            else:
+                stack.extend(item)
+        elif isinstance(item, str):
+            size += 49 + len(item)
+        else:
+            size += 24
+    return size
 
 
 def cacheable_view(view: dict[str, Any]) -> bool:
@@ -194,7 +218,8 @@ def cacheable_view(view: dict[str, Any]) -> bool:
     if "error" in view:
         return False
     draw_error = view.get("draw_error")
-    return draw_error is None or draw_error.get("code") == "too_large"
+    # Too many nodes, or a layout past its own budget (max_layout_seconds): the same next time.
+    return draw_error is None or draw_error.get("code") in ("too_large", "layout_timeout")
 
 
 # --- the middleware --------------------------------------------------------------------------
@@ -208,9 +233,11 @@ class Kept:
 
 
 class AnswerCache:
-    """ASGI middleware, outermost: the answers of CACHED_ROUTES, kept whole (compressed or not,
-    as they were sent) in the worker's LRU and sent again without routing, without a worker
-    thread and without the engine. A GET whose If-None-Match names its ETag gets a 304 here."""
+    """ASGI middleware: the answers of CACHED_ROUTES, kept whole (compressed or not, as they
+    were sent) in the worker's LRU and sent again without routing, without a worker thread and
+    without the engine. A GET whose If-None-Match names its ETag gets a 304 here. It sits inside
+    the size guard and outside the load shedder (app/main.py): a request over a size limit is
+    never looked up, and a kept answer never takes a slot."""
 
     def __init__(self, app: ASGIApp, store: LRU | None = None) -> None:
         self.app = app
@@ -232,10 +259,17 @@ class AnswerCache:
             key = get_key(scope["path"], query)
             inm = headers.get(b"if-none-match")
             etag = etag_for(key)
-            if inm is not None and matches(inm.decode("latin-1"), etag):
-                fields = [(k.lower().encode(), v.encode()) for k, v in validators(etag).items()]
-                await _send(send, 304, fields, b"")
-                return
+            fields = [(k.lower().encode(), v.encode()) for k, v in validators(etag).items()]
+            if inm is not None:
+                star = inm.strip() == b"*"
+                # `*` asks "is there an answer?": yes if one is kept (only 200s are) ...
+                exists = star and any(self.store.get((key, z)) for z in (gzip_ok, not gzip_ok))
+                if matches(inm.decode("latin-1"), etag, exists=exists):
+                    await _send(send, 304, fields, b"")
+                    return
+                if star:  # ... else only once it is made, and it is a 200 (not an error)
+                    await self._fill(scope, receive, send, (key, gzip_ok), not_modified=fields)
+                    return
         else:
             body = await _read_body(receive, headers)
             if body is None:  # too large to name: the app (and its guards) see it all
@@ -250,9 +284,20 @@ class AnswerCache:
             return
         await self._fill(scope, receive, send, slot)
 
-    async def _fill(self, scope: Scope, receive: Receive, send: Send, slot: Hashable) -> None:
+    async def _fill(
+        self,
+        scope: Scope,
+        receive: Receive,
+        send: Send,
+        slot: Hashable,
+        not_modified: list[tuple[bytes, bytes]] | None = None,
+    ) -> None:
+        """Call the app, keeping its answer when it may be kept. With `not_modified` (the
+        validators of a 304), the answer is held back: a 200 is sent as that 304, anything
+        else as it came."""
         start: dict[str, Any] = {}
         chunks: list[bytes] = []
+        held: list[Message] = []
         keep = scope["method"] == "GET"
         mark = KEEP.encode()
 
@@ -269,9 +314,18 @@ class AnswerCache:
                 start.update(message)
             elif message["type"] == "http.response.body":
                 chunks.append(message.get("body", b""))
-            await send(message)
+            if not_modified is None:
+                await send(message)
+            else:
+                held.append(message)
 
         await self.app(scope, receive, capture)
+        if not_modified is not None:
+            if start.get("status") == 200:
+                await _send(send, 304, not_modified, b"")
+            else:
+                for message in held:
+                    await send(message)
         if keep and start.get("status") == 200:
             body = b"".join(chunks)
             kept = Kept(200, tuple(start.get("headers") or ()), body)

@@ -1,11 +1,13 @@
 """Every failure answers with the error object of spec/api.md, never echoing the input back.
 
 The image address (`/api/svg`) answers every failure with an SVG that shows the message instead,
-so a broken `<img>` in course notes says why.
+so a broken `<img>` in course notes says why. `LastResort` answers what nothing else caught (a
+bug): a 500 with the security headers, on a connection that stays open.
 """
 
 from __future__ import annotations
 
+import html
 import json
 import logging
 import math
@@ -16,12 +18,16 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.security import headers_for
 from engine.errors import ProgramError
 
 log = logging.getLogger("gradtrace")
 
 SVG_PATHS = ("/api/svg",)  # addresses whose every answer is an image
+PAGE_PATHS = ("/", "/embed", "/docs", "/redoc")  # addresses a person opens: a bug shows a page
+INTERNAL = "an internal error; it has been logged"
 BODY_NOT_PARSED = "There was an error parsing the body"  # FastAPI's words for an undecodable body
 
 
@@ -44,14 +50,96 @@ def to_json(content: Any) -> bytes:
     """Strict JSON: no NaN or Infinity tokens ever (a browser's JSON.parse refuses them), and
     a lone surrogate echoed from the request becomes "?" instead of a UnicodeEncodeError."""
     try:
-        text = json.dumps(content, ensure_ascii=False, allow_nan=False, separators=(",", ":"))
+        text = _dumps(content)
     except ValueError:
         # The engine refuses non-finite numbers; if one slips through, the answer stays JSON.
         log.error("a non-finite number reached a JSON answer; sent as null")
-        text = json.dumps(
-            finite(content), ensure_ascii=False, allow_nan=False, separators=(",", ":")
-        )
+        text = _dumps(finite(content))
     return text.encode("utf-8", "replace")
+
+
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+# About the most numbers one piece of an answer holds (some 5 ms of json's encoder; see _dumps).
+PIECE_NUMBERS = 4096
+_CONTAINERS = (list, tuple, dict)
+_HEAVY = (list, tuple, dict, str)  # what may hold more than one number's worth
+
+
+def _dumps(content: Any) -> str:
+    """json.dumps(content) with our options, byte for byte, made in pieces of at most about
+    PIECE_NUMBERS numbers: json's C encoder holds the GIL until it is done, so a 7 MB trace
+    encoded whole would stop every other thread, the event loop included (so every request,
+    /healthz too), for most of a second. Between pieces the event loop gets its turn."""
+    if _weight(content, PIECE_NUMBERS) <= PIECE_NUMBERS:
+        return _encode(content)  # the common case: one call, as json.dumps
+    out: list[str] = []
+    _pieces(content, out)
+    return "".join(out)
+
+
+def _weight(x: Any, cap: int) -> int:
+    """About how many numbers (and short strings) `x` holds, counted until past `cap`. A list
+    whose first item is no container is taken to be all numbers (a tensor's row)."""
+    if isinstance(x, str):
+        return 1 + len(x) // 64  # a string costs json little per character
+    if isinstance(x, list | tuple):
+        if not x or not isinstance(x[0], _CONTAINERS):
+            return 1 + len(x)
+        items: Any = x
+    elif isinstance(x, dict):
+        items = x.values()
+    else:
+        return 1
+    total = 1
+    for v in items:
+        total += _weight(v, cap - total) if isinstance(v, _HEAVY) else 1
+        if total > cap:
+            break
+    return total
+
+
+def _pieces(x: Any, out: list[str]) -> None:
+    """Append the JSON of `x` to `out`: light parts whole, heavy ones taken apart, and runs
+    of light items in a list encoded together (the bytes do not depend on where runs end)."""
+    if isinstance(x, dict) and all(isinstance(k, str) for k in x):  # other keys: json's rules
+        out.append("{")
+        for i, (k, v) in enumerate(x.items()):
+            out.append(f"{',' if i else ''}{_encode(k)}:")
+            if _weight(v, PIECE_NUMBERS) > PIECE_NUMBERS:
+                _pieces(v, out)
+            else:
+                out.append(_encode(v))
+        out.append("}")
+        return
+    if not isinstance(x, list | tuple):
+        out.append(_encode(x))
+        return
+    out.append("[")
+    run: list[Any] = []
+    size = 0
+    first = True
+
+    def flush() -> None:
+        nonlocal run, size, first
+        if run:
+            out.append(("" if first else ",") + _encode(run)[1:-1])
+            run, size, first = [], 0, False
+
+    for v in x:
+        w = _weight(v, PIECE_NUMBERS) if isinstance(v, _HEAVY) else 1
+        if w > PIECE_NUMBERS:
+            flush()
+            if not first:
+                out.append(",")
+            _pieces(v, out)
+            first = False
+            continue
+        if size + w > PIECE_NUMBERS:
+            flush()
+        run.append(v)
+        size += w
+    flush()
+    out.append("]")
 
 
 class SafeJSONResponse(JSONResponse):
@@ -135,8 +223,60 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:
-        # A bug, not a bad input: the error object without the traceback or the input.
+        # Reached only if LastResort is not in front (Starlette's outermost middleware calls
+        # it, and then drops the connection).
         log.exception("unhandled error on %s", request.url.path)
-        return error_response(
-            request.url.path, 500, error_body("an internal error; it has been logged", "internal")
+        return internal_error_response(request.url.path)
+
+
+def internal_error_response(path: str) -> Response:
+    """A bug, not a bad input: the error object (or its picture, or a page saying it) without
+    the traceback or the input, with the security headers of that address."""
+    body = error_body(INTERNAL, "internal")
+    if path in PAGE_PATHS:
+        text = html.escape(str(body["error"]["message"]))
+        response: Response = Response(
+            '<!doctype html>\n<html lang="en"><head><meta charset="utf-8">'
+            "<title>gradtrace: internal error</title></head>"
+            f"<body><h1>gradtrace</h1><p>{text}</p></body></html>\n",
+            status_code=500,
+            media_type="text/html",
         )
+    else:
+        response = error_response(path, 500, body)
+    svg = response.media_type == "image/svg+xml"
+    response.raw_headers.extend(headers_for(path, svg))
+    return response
+
+
+class LastResort:
+    """ASGI middleware, outermost: an exception that nothing inside caught becomes the 500 of
+    `internal_error_response` and goes no further. Starlette's own last resort sits outside
+    every middleware, so its 500 lacks the security headers, and it re-raises, after which
+    uvicorn closes the keep-alive connection. Here the connection stays open (the answer is
+    whole and the request is over) unless half an answer was sent already: then closing is
+    the only way to tell the client it is broken."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        started = False
+
+        async def watched(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+            await send(message)
+
+        try:
+            await self.app(scope, receive, watched)
+        except Exception:
+            path = scope.get("path", "")
+            log.exception("unhandled error on %s", path)
+            if started:
+                raise
+            await internal_error_response(path)(scope, receive, send)

@@ -1,12 +1,18 @@
 """Guards in front of the app, outermost first:
 
-- `LoadShedder`: at most `max_in_flight` requests at work; past that 503 + Retry-After at once.
+- `SizeGuard`: headers over their limit are refused with 431, a query string or body over its
+  limit with 413 before it is read in full (so a 30 MB body costs 1 MB of reading, not 30 MB);
+  a body must arrive whole within `body_read_seconds` (else 408). It reads the body before the
+  request counts as in flight, so a stalled upload costs a connection, never a slot.
+- `LoadShedder`: at most `max_in_flight` requests at work, and at most
+  `max_in_flight_per_client` from one client address; past either, 503 + Retry-After at once.
 - `RequestDeadline`: each request gets `max_request_seconds`. The engine checks the deadline as
   it works and Graphviz gets only what is left of it; if the answer has still not started a
   moment after the deadline, the client gets 503 + Retry-After while the work runs to its end
   (a worker thread cannot be stopped from outside), still counted as in flight.
-- `SizeGuard`: a body or query string over its limit is refused with 413 before it is read in
-  full (so a 30 MB body costs 1 MB of reading, not 30 MB); headers over theirs with 431.
+
+app/main.py puts the answer cache between the first and the second: a request refused for its
+size is never looked up, and a cached answer never takes a slot.
 
 Their answers are the error object of spec/api.md, or for `/api/svg` a picture of it.
 """
@@ -46,11 +52,14 @@ class SizeGuard:
         max_body_bytes: int,
         max_query_bytes: int,
         max_header_bytes: int = 64 * 1024,
+        body_read_seconds: float = 5.0,
     ) -> None:
         self.app = app
         self.max_body = max_body_bytes
         self.max_query = max_query_bytes
         self.max_headers = max_header_bytes
+        self.body_seconds = body_read_seconds
+        self.stalled = 0  # uploads answered 408 so far (for tests and logs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -81,37 +90,37 @@ class SizeGuard:
             return
         declared = dict(headers).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
-            await refuse(
-                scope,
-                send,
-                f"the request body is larger than {self.max_body:,} bytes (max_body_bytes)",
-                "max_body_bytes",
-            )
+            await refuse(scope, send, self.too_large, "max_body_bytes")
             return
-        # Without a declared length (chunked), read up to the limit and replay what was read.
-        chunks: list[bytes] = []
-        size = 0
-        more = True
-        while more and scope["method"] in ("POST", "PUT", "PATCH"):
-            message = await receive()
-            if message["type"] != "http.request":
-                break
-            chunk = message.get("body", b"")
-            size += len(chunk)
-            if size > self.max_body:
-                await refuse(
-                    scope,
-                    send,
-                    f"the request body is larger than {self.max_body:,} bytes (max_body_bytes)",
-                    "max_body_bytes",
-                )
-                return
-            chunks.append(chunk)
-            more = message.get("more_body", False)
-        if not chunks:
+        if scope["method"] not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
             return
-        body = b"".join(chunks)
+        # The whole body, read here, before anything inside counts the request as in flight;
+        # chunked bodies (no declared length) are cut off as soon as they pass the limit.
+        try:
+            body = await asyncio.wait_for(self._read(receive), self.body_seconds or None)
+        except TooLarge:
+            await refuse(scope, send, self.too_large, "max_body_bytes")
+            return
+        except TimeoutError:
+            self.stalled += 1
+            await answer(
+                scope,
+                send,
+                408,
+                error_body(
+                    f"the request body did not arrive within {self.body_seconds:g} s, the time "
+                    "a client has to send it (body_read_seconds)",
+                    "timeout",
+                    limit="body_read_seconds",
+                ),
+                # The rest of the body may still come: the connection cannot carry another
+                # request.
+                {"connection": "close"},
+            )
+            return
+        if body is None:
+            return  # the client went away mid-body: nobody is left to answer
         replayed = False
 
         async def replay() -> Message:
@@ -123,6 +132,31 @@ class SizeGuard:
 
         await self.app(scope, replay, send)
 
+    @property
+    def too_large(self) -> str:
+        return f"the request body is larger than {self.max_body:,} bytes (max_body_bytes)"
+
+    async def _read(self, receive: Receive) -> bytes | None:
+        """The whole body; None if the client disconnected first. Raises TooLarge as soon as
+        it passes max_body_bytes."""
+        chunks: list[bytes] = []
+        size = 0
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > self.max_body:
+                raise TooLarge
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                return b"".join(chunks)
+
+
+class TooLarge(Exception):
+    """A body past max_body_bytes (SizeGuard's own signal, never raised out of it)."""
+
 
 async def refuse(scope: Scope, send: Send, message: str, limit: str) -> None:
     # `connection: close`: the rest of an oversized body is never read, so the connection
@@ -133,15 +167,26 @@ async def refuse(scope: Scope, send: Send, message: str, limit: str) -> None:
 
 
 class LoadShedder:
-    """At most `max_in_flight` requests at work at once; past that, 503 with Retry-After at
-    once, rather than a queue that grows until every answer is late. Cheap requests (static
-    files, the health check) are never shed."""
+    """At most `max_in_flight` requests at work at once, and at most `max_per_client` of them
+    from one client address (0: no such bound); past either, 503 with Retry-After at once,
+    rather than a queue that grows until every answer is late. Cheap requests (static files,
+    the health check) are never shed.
 
-    def __init__(self, app: ASGIApp, max_in_flight: int, retry_after: int = 1) -> None:
+    The address is uvicorn's `scope["client"]`. This app reads no forwarded-for header (any
+    client could write one); uvicorn puts the one from X-Forwarded-For there only when the
+    connection comes from a proxy it trusts (`--forwarded-allow-ips`, by default 127.0.0.1),
+    so behind a proxy that is not trusted every request counts as the proxy's. A request with
+    no address (a Unix socket) is held to max_in_flight alone."""
+
+    def __init__(
+        self, app: ASGIApp, max_in_flight: int, retry_after: int = 1, max_per_client: int = 0
+    ) -> None:
         self.app = app
         self.max_in_flight = max_in_flight
+        self.max_per_client = max_per_client
         self.retry_after = retry_after
         self.in_flight = 0
+        self.by_client: dict[str | None, int] = {}  # only addresses with work in flight
         self.shed = 0  # answers refused so far (for tests and logs)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -149,21 +194,40 @@ class LoadShedder:
         if scope["type"] != "http" or path.startswith(CHEAP):
             await self.app(scope, receive, send)
             return
-        if self.in_flight >= self.max_in_flight:
-            self.shed += 1
-            await answer(
-                scope,
-                send,
-                503,
-                error_body("the server is busy; try again in a moment", "busy"),
-                {"retry-after": str(self.retry_after)},
+        client = scope.get("client")
+        who = str(client[0]) if client else None
+        theirs = self.by_client.get(who, 0)
+        refusal = None
+        if self.max_per_client and who is not None and theirs >= self.max_per_client:
+            refusal = error_body(
+                f"this address already has {theirs} requests at work, as many as one client "
+                f"may have at once ({self.max_per_client}, max_in_flight_per_client); try "
+                "again in a moment",
+                "busy",
+                limit="max_in_flight_per_client",
             )
+        elif self.in_flight >= self.max_in_flight:
+            refusal = error_body(
+                f"the server is busy: {self.in_flight} requests are at work, as many as it "
+                f"takes at once (max_in_flight); try again in a moment",
+                "busy",
+                limit="max_in_flight",
+            )
+        if refusal is not None:
+            self.shed += 1
+            await answer(scope, send, 503, refusal, {"retry-after": str(self.retry_after)})
             return
         self.in_flight += 1
+        self.by_client[who] = theirs + 1
         try:
             await self.app(scope, receive, send)
         finally:
             self.in_flight -= 1
+            left = self.by_client[who] - 1
+            if left:
+                self.by_client[who] = left
+            else:
+                del self.by_client[who]
 
 
 class RequestDeadline:

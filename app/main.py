@@ -2,45 +2,69 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 from fastapi import FastAPI
-from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.staticfiles import StaticFiles
 
 from app.cache import AnswerCache
+from app.compress import Compress
 from app.config import get_settings
-from app.errors import install_error_handlers
+from app.errors import LastResort, install_error_handlers
 from app.guard import LoadShedder, RequestDeadline, SizeGuard
-from app.routes import api, pages
+from app.routes import api, docs, pages
 from app.security import SecurityHeaders
 
 ROOT = Path(__file__).resolve().parent.parent
+settings = get_settings()
+sys.setswitchinterval(settings.gil_switch_seconds)
 
 app = FastAPI(
     title="gradtrace",
     summary="Watch reverse-mode automatic differentiation happen, one backward step at a time.",
     version="0.1.0",
+    docs_url=None,  # served from this origin instead, under the CSP (app/routes/docs.py)
+    redoc_url=None,
 )
 install_error_handlers(app)
-# Middleware runs outside-in in the reverse order of adding: headers on every answer (even a
-# 503 or 413), then load shedding, then the time bound per request, then the size guard.
+# Middleware runs outside-in in the reverse order of adding. From the outside in:
+# - LastResort: a bug is a 500 with the security headers, and the connection stays open;
+# - SecurityHeaders: on every answer (even a 503, 413 or cached one);
+# - SizeGuard: headers, query and body over their limits are refused before any other work,
+#   and the body is read whole (within body_read_seconds) before the request takes a slot;
+# - AnswerCache: the same program again is answered from the worker's memory, already
+#   compressed, without a slot, routing, a worker thread or the engine (app/cache.py);
+# - LoadShedder: max_in_flight, and max_in_flight_per_client;
+# - Compress: gzip, counted as work (it is), big bodies in a worker thread (app/compress.py);
+# - RequestDeadline: the time bound per request.
+app.add_middleware(RequestDeadline, seconds=settings.max_request_seconds)
+# A trace is mostly repeated keys; level 6 costs a tenth of level 9 for nearly the same size.
+app.add_middleware(
+    Compress,
+    minimum_size=settings.gzip_min_bytes,
+    level=settings.gzip_level,
+    thread_bytes=settings.gzip_thread_bytes,
+)
+app.add_middleware(
+    LoadShedder,
+    max_in_flight=settings.max_in_flight,
+    max_per_client=settings.max_in_flight_per_client,
+)
+app.add_middleware(AnswerCache)
 app.add_middleware(
     SizeGuard,
-    max_body_bytes=get_settings().max_body_bytes,
-    max_query_bytes=get_settings().max_query_bytes,
-    max_header_bytes=get_settings().max_header_bytes,
+    max_body_bytes=settings.max_body_bytes,
+    max_query_bytes=settings.max_query_bytes,
+    max_header_bytes=settings.max_header_bytes,
+    body_read_seconds=settings.body_read_seconds,
 )
-app.add_middleware(RequestDeadline, seconds=get_settings().max_request_seconds)
-app.add_middleware(LoadShedder, max_in_flight=get_settings().max_in_flight)
-# Compress every answer worth it (a trace is mostly repeated keys; level 6 costs a tenth of
-# level 9 for nearly the same size); outside that, the same program again is answered from the
-# worker's memory, already compressed, without routing or a worker thread (app/cache.py).
-app.add_middleware(GZipMiddleware, minimum_size=1024, compresslevel=6)
-app.add_middleware(AnswerCache)
 app.add_middleware(SecurityHeaders)
+app.add_middleware(LastResort)
 app.include_router(api.router)
 app.include_router(pages.router)
+app.include_router(docs.router)
+docs.mount_assets(app)  # before /static, which would shadow it
 app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")
 
 

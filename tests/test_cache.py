@@ -152,3 +152,34 @@ def test_gzip_of_a_kept_answer_is_valid(client: TestClient) -> None:
     kept = cache.answers.get((key, True))
     assert kept is not None and kept.status == 200
     assert b'"grads"' in gzip.decompress(kept.body)
+
+
+@pytest.mark.parametrize("path", ["/api/svg", "/api/trace"])
+def test_if_none_match_star_is_never_a_304_for_a_program_that_fails(
+    client: TestClient, path: str
+) -> None:
+    """`*` matches a current representation (RFC 9110 13.1.2): a program that cannot run has
+    none, so it gets its 400 and the message, not a 304 that would hide the error."""
+    for _ in range(2):  # and not once the error has been answered either
+        r = client.get(path, params={"source": "x*"}, headers={"If-None-Match": "*"})
+        assert r.status_code == 400 and r.content
+        assert "etag" not in r.headers
+    assert not cache.matches("*", '"any"')  # `*` alone says nothing about existence
+
+
+@pytest.mark.parametrize("path", ["/api/svg", "/api/trace"])
+def test_if_none_match_star_is_a_304_for_an_answer_that_exists(
+    client: TestClient, path: str
+) -> None:
+    params = {"source": "x*y + x # star", "values": "x=2,y=3"}
+    # Not asked before: the answer is made, found to be a 200, and sent as a 304 (and kept).
+    r = client.get(path, params=params, headers={"If-None-Match": "*"})
+    assert r.status_code == 304 and r.content == b""
+    etag = r.headers["etag"]
+    assert cache.APP_VERSION in etag and "public" in r.headers["cache-control"]
+    hits = cache.answers.hits
+    r = client.get(path, params=params, headers={"If-None-Match": "*"})
+    assert r.status_code == 304 and r.headers["etag"] == etag
+    assert cache.answers.hits > hits  # known from the cache this time
+    r = client.get(path, params=params)
+    assert r.status_code == 200 and r.headers["etag"] == etag

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 from concurrent.futures import ThreadPoolExecutor
 
 import httpx
@@ -75,3 +76,39 @@ def test_overload_is_shed_with_503_and_retry_after() -> None:
     with ThreadPoolExecutor(1) as pool:
         first, second, retry_after = pool.submit(asyncio.run, scenario()).result(timeout=30)
     assert (first, second, retry_after) == (200, 503, "1")
+
+
+# --- /docs and /redoc run under the CSP: every script and style from this origin -------------
+
+
+def same_origin_assets(html: str) -> list[str]:
+    """The addresses of the page's scripts and styles; asserts that none is inline or off-site."""
+    scripts = re.findall(r"<script\b([^>]*)>(.*?)</script>", html, re.S)
+    assert scripts, "no script at all"
+    for attrs, inline in scripts:
+        assert "src=" in attrs and not inline.strip(), f"an inline script: {inline[:80]!r}"
+    urls = re.findall(r'<script\b[^>]*\bsrc="([^"]+)"', html)
+    urls += re.findall(r'<link\b[^>]*\bhref="([^"]+)"', html)
+    for url in urls:
+        assert url.startswith("/") and not url.startswith("//"), url
+    return urls
+
+
+@pytest.mark.parametrize(("path", "needs"), [("/docs", "swagger-ui"), ("/redoc", "redoc")])
+def test_the_api_docs_load_everything_from_this_origin(
+    client: TestClient, path: str, needs: str
+) -> None:
+    r = client.get(path)
+    assert r.status_code == 200 and r.headers["content-type"].startswith("text/html")
+    assert "script-src 'self';" in r.headers["content-security-policy"]
+    urls = same_origin_assets(r.text)
+    assert any(needs in url for url in urls), urls
+    for url in urls:
+        asset = client.get(url)
+        assert asset.status_code == 200, url
+        kind = "javascript" if url.endswith(".js") else "css" if url.endswith(".css") else "png"
+        assert kind in asset.headers["content-type"], (url, asset.headers["content-type"])
+    if path == "/docs":  # its start-up script, once inline, names the schema
+        init = client.get(next(u for u in urls if u.endswith("init.js"))).text
+        assert "SwaggerUIBundle(" in init and "/openapi.json" in init
+    assert client.get("/openapi.json").status_code == 200

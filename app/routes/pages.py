@@ -38,6 +38,7 @@ from app.schemas import (
     SVG_PARAMETERS,
     SVG_RESPONSES,
     VIEW_PARAMETERS,
+    NestedNumbers,
 )
 from engine import draw
 
@@ -299,10 +300,16 @@ def make_view(ask: ViewAsk) -> dict[str, Any]:
     folded = None
     try:
         svg, folded = draw.render_folded(
-            trace, None, plan, collapse=ask.collapse, max_nodes=_max_drawn(), lang=ask.lang
+            trace,
+            None,
+            plan,
+            collapse=ask.collapse,
+            max_nodes=_max_drawn(),
+            lang=ask.lang,
+            timeout=_limits().max_layout_seconds,
         )
     except draw.DrawError as err:
-        draw_error = {"message": err.message, "code": err.code}
+        draw_error = {"message": err.message, "code": err.code, "limit": err.limit}
     return {
         "trace": trace,
         "contrast": contrast,
@@ -496,6 +503,7 @@ def svg_answer(request: Request) -> Response:
             lang=q.lang,
             legend=legend,
             max_nodes=_max_drawn(),
+            timeout=_limits().max_layout_seconds,
         )
     except draw.DrawError as err:
         if err.code == "busy":
@@ -510,7 +518,8 @@ class RenderRequest(BaseModel):
 
     model_config = ConfigDict(extra="forbid", strict=True)
     source: str = Field(max_length=1_000_000)
-    values: dict[str, Any] | None = None
+    # As strict as POST /api/trace: a number or nested lists, never "2" or true (a 422).
+    values: dict[str, NestedNumbers] | None = None
     accumulate: str = "add"
     order: str = "dfs"
     keep_values: bool = False

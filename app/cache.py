@@ -7,9 +7,9 @@ values, the options; `randn` is seeded) and of the app's version and settings. S
   ETag made of the app's version and a hash of the request: browsers, proxies and CDNs answer
   repeats without reaching a worker, a conditional request (`If-None-Match`) costs a 304 and no
   work, and a new release has new ETags, so it still shows its fixes once `max-age` runs out.
-- `AnswerCache`, the outermost middleware, keeps each worker's latest answers whole (already
-  compressed) in a bounded LRU and sends them again without routing, without a worker thread
-  and without the engine: the same program again costs a dictionary look-up.
+- `AnswerCache`, a middleware in front of the load shedder, keeps each worker's latest answers
+  whole (already compressed) in a bounded LRU and sends them again without routing, without a
+  worker thread, a slot or the engine: the same program again costs a dictionary look-up.
 - `views` keeps the page's views (engine run + drawing), so `/` and `/embed` for a program
   drawn lately are quick too.
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import threading
 from collections import OrderedDict
@@ -182,34 +183,23 @@ def cached_view(parts: Iterable[Any], produce: Callable[[], dict[str, Any]]) -> 
         return hit
     view = produce()
     if cacheable_view(view):
-        views.put(key, view, approx_bytes(view, views.max_bytes))
+        views.put(key, view, view_bytes(view))
     return view
 
 
-def approx_bytes(data: Any, budget: int) -> int:
-    """About the memory `data` (a JSON-ready view: dicts, lists, numbers, strings) holds, as
-    CPython keeps it: 36 bytes a number in a list (the float and its slot), a string's
-    characters, a container's slots (within 10% of tracemalloc's count for a trace). Counted
-    until it passes `budget`, then returned at once, so measuring costs no more than the
-    budget; a shared object is counted at each place, which can only overstate."""
-    size = 0
-    stack = [data]
-    while stack and size <= budget:
-        item = stack.pop()
-        if isinstance(item, dict):
-            size += 64 + 40 * len(item)
-            stack.extend(item.values())
-        elif isinstance(item, list | tuple):
-            size += 56 + 8 * len(item)
-            if item and isinstance(item[0], float | int) and not isinstance(item[0], bool):
-                size += 28 * len(item)  # a row of numbers: each a float object (pymalloc)
-            else:
-                stack.extend(item)
-        elif isinstance(item, str):
-            size += 49 + len(item)
-        else:
-            size += 24
-    return size
+def view_bytes(view: dict[str, Any]) -> int:
+    """About the memory a view holds, from its trace's shapes (a walk over every number would
+    cost as much as the answer): 36 bytes a number as CPython keeps it in a list (the float and
+    its slot; within 10% of tracemalloc's count for a 128×128 trace), the trace's numbers
+    counted as engine.cost counts them (each value and grad, and for each op its upstream grad
+    and four numbers per input element), the drawing's text, and some structure per node."""
+    trace = view.get("trace") or {}
+    nodes = trace.get("nodes") or ()
+    sizes = {n["id"]: math.prod(n["shape"]) for n in nodes}
+    numbers = 0
+    for n in nodes:
+        numbers += 3 * sizes[n["id"]] + 4 * sum(sizes.get(i, 0) for i in n["inputs"])
+    return 36 * numbers + len(view.get("svg") or "") + 1_000 * (len(nodes) + 1)
 
 
 def cacheable_view(view: dict[str, Any]) -> bool:

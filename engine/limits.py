@@ -25,7 +25,9 @@ class Limits:
     max_source_chars: int = 10_000  # characters of program text
     max_nodes: int = 2_000  # graph nodes after loops are unrolled
     max_drawn_nodes: int = 500  # nodes the drawing lays out
-    max_layout_seconds: float = 1.0  # Graphviz time for one layout (a 120-node DAG can take 20 s)
+    # CPU time Graphviz may spend on one layout: a 120-node DAG with skip edges takes 20 s, while
+    # the slowest ordinary program we know (bench's 200-node one, much fan-out) takes 1.4 s.
+    max_layout_seconds: float = 2.0
     max_tensor_elements: int = 16_384  # elements in one value
     max_total_elements: int = 50_000  # elements across all values (three 128×128 matrices)
     # Numbers the server derives from a program (engine/cost.py), each at most 25 bytes of JSON:

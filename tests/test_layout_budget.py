@@ -22,7 +22,7 @@ from typing import Any
 import pytest
 
 from engine import draw, layout, run
-from engine.limits import deadline
+from engine.limits import Limits, deadline
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
 
@@ -201,7 +201,7 @@ def test_the_small_lane_is_chosen_by_the_number_of_statements() -> None:
 def test_the_default_budget_is_the_setting_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, counted: Counted
 ) -> None:
-    assert draw.default_layout_seconds() == 1.0  # engine.limits.Limits' default
+    assert draw.default_layout_seconds() == Limits().max_layout_seconds == 2.0
     monkeypatch.setenv("GRADTRACE_MAX_LAYOUT_SECONDS", "0.25")
     draw.default_layout_seconds.cache_clear()
     try:
@@ -211,7 +211,7 @@ def test_the_default_budget_is_the_setting_from_the_environment(
     finally:
         monkeypatch.delenv("GRADTRACE_MAX_LAYOUT_SECONDS")
         draw.default_layout_seconds.cache_clear()
-    assert draw.default_layout_seconds() == 1.0
+    assert draw.default_layout_seconds() == 2.0
 
 
 def test_dot_without_a_helper_is_bounded_by_the_budget_too(

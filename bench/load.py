@@ -15,6 +15,7 @@ import os
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -35,30 +36,25 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def server(workers: int = 1, env: dict[str, str] | None = None) -> Iterator[tuple[int, int]]:
-    """uvicorn serving app.main:app on a free loopback port: yields (port, pid)."""
+def server(
+    workers: int = 1, env: dict[str, str] | None = None, app: str = "app.main:app"
+) -> Iterator[tuple[int, int]]:
+    """uvicorn serving `app` (app.main:app; the tests also serve tests.server_hooks:app) on a
+    free loopback port, with `env` added to this environment: yields (port, pid). The one place
+    the bench and the tests start a real server."""
     port = free_port()
-    args = [
-        sys.executable,
-        "-m",
-        "uvicorn",
-        "app.main:app",
-        "--host",
-        HOST,
-        "--port",
-        str(port),
-        "--no-access-log",
-        "--log-level",
-        "warning",
-    ]
+    args = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port)]
+    args += ["--no-access-log", "--log-level", "warning"]
     if workers > 1:
         args += ["--workers", str(workers)]
+    # A file, not a pipe: a server that logs much would block on a full pipe nobody reads.
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - closed in the finally below, after the server
     proc = subprocess.Popen(
         args,
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT), **(env or {})},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
+        stderr=log,
     )
     try:
         deadline = time.monotonic() + 60
@@ -68,8 +64,10 @@ def server(workers: int = 1, env: dict[str, str] | None = None) -> Iterator[tupl
                     break
             except OSError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("uvicorn did not start") from None
-                time.sleep(0.1)
+                    log.seek(0)
+                    err = log.read().decode("utf-8", "replace")[-2000:]
+                    raise RuntimeError(f"uvicorn did not start: {err}") from None
+                time.sleep(0.05)
         yield port, proc.pid
     finally:
         proc.terminate()
@@ -78,6 +76,7 @@ def server(workers: int = 1, env: dict[str, str] | None = None) -> Iterator[tupl
         except subprocess.TimeoutExpired:
             proc.kill()
             proc.wait()
+        log.close()
 
 
 def worker_pids(pid: int) -> list[int]:

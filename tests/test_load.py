@@ -13,12 +13,9 @@ from __future__ import annotations
 
 import http.client
 import json
-import os
 import random
 import shutil
-import socket
 import statistics
-import subprocess
 import sys
 import threading
 import time
@@ -29,6 +26,8 @@ from urllib.parse import quote
 
 import httpx
 import pytest
+
+from tests.uvicorn_proc import uvicorn_server
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
 
@@ -60,12 +59,6 @@ def say(line: str) -> None:
     sys.stderr.write(line + "\n")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 @dataclass(frozen=True)
 class Server:
     url: str
@@ -74,56 +67,16 @@ class Server:
 
 @pytest.fixture(scope="module")
 def server() -> Iterator[Server]:
-    port = free_port()
-    env = dict(
-        os.environ,
-        GRADTRACE_MAX_IN_FLIGHT=str(MAX_IN_FLIGHT),
-        GRADTRACE_MAX_REQUEST_SECONDS=str(MAX_REQUEST_SECONDS),
-        GRADTRACE_MAX_QUERY_BYTES=str(MAX_QUERY_BYTES),
+    env = {
+        "GRADTRACE_MAX_IN_FLIGHT": str(MAX_IN_FLIGHT),
+        "GRADTRACE_MAX_REQUEST_SECONDS": str(MAX_REQUEST_SECONDS),
+        "GRADTRACE_MAX_QUERY_BYTES": str(MAX_QUERY_BYTES),
         # A layout's own budget past the request's, so that the request's time bound is what
         # cuts the pathological layout here (tests/test_layout_budget.py tests the budget).
-        GRADTRACE_MAX_LAYOUT_SECONDS=str(MAX_REQUEST_SECONDS * 10),
-    )
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "uvicorn",
-            "app.main:app",
-            "--host",
-            "127.0.0.1",
-            "--port",
-            str(port),
-            "--log-level",
-            "error",
-            "--no-access-log",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-    )
-    base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(base + "/healthz", timeout=1).status_code == 200:
-                    break
-            except httpx.TransportError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                err = proc.stderr.read().decode() if proc.stderr else ""
-                raise RuntimeError(f"uvicorn did not start: {err[-2000:]}")
-            time.sleep(0.1)
-        yield Server(base, proc.pid)
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        "GRADTRACE_MAX_LAYOUT_SECONDS": str(MAX_REQUEST_SECONDS * 10),
+    }
+    with uvicorn_server(env, app="app.main:app") as s:
+        yield Server(s.url, s.pid)
 
 
 # --- the hostile requests ----------------------------------------------------------------------

@@ -33,12 +33,13 @@ def run(
     check_options(accumulate, order)
     with quiet():  # NumPy's float warnings off once for the build, not per op
         graph = build(parse_cached(source, limits), values, limits)
-    check_trace(graph.nodes, graph.output, limits)  # max_answer_numbers, before backward
+    numbers = check_trace(graph.nodes, graph.output, limits)  # max_trace_numbers, before backward
     try:
         result = trace(graph.output, graph.nodes, accumulate=accumulate, order=order)
     except BackwardError as err:
         raise backward_error(err) from None
     result.free = graph.free
+    result.numbers = numbers
     return result
 
 

@@ -230,6 +230,9 @@ class Trace(NotebookDisplay):
     accumulate: str = "add"
     order: str = "dfs"
     free: list[dict[str, Any]] = field(default_factory=list)
+    # The numbers its JSON carries at most, as engine.cost counted them before backward ran
+    # (0 for a trace made through the Python API, which counts nothing).
+    numbers: int = 0
 
     @functools.cached_property
     def steps(self) -> list[Step]:

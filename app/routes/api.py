@@ -41,10 +41,9 @@ def post_trace(request: TraceRequest, settings: SettingsDep) -> JSONResponse:
     )
     body = result.to_dict()
     if request.lessons:
-        from engine.cost import AnswerBudget, count_numbers
+        from engine.cost import AnswerBudget
         from engine.lessons import run_lessons
 
-        spent = count_numbers(body, settings.limits.max_answer_numbers)
         body["lessons"] = run_lessons(
             request.source,
             request.values,
@@ -53,7 +52,8 @@ def post_trace(request: TraceRequest, settings: SettingsDep) -> JSONResponse:
             order=request.order,
             options=request.lesson_options,
             limits=settings.limits,
-            budget=AnswerBudget(settings.limits, spent),
+            # The trace's numbers as the engine counted them before backward: no second walk.
+            budget=AnswerBudget(settings.limits, result.numbers),
         )
     return JSONResponse(body)
 

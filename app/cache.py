@@ -191,7 +191,7 @@ def view_bytes(view: dict[str, Any]) -> int:
     """About the memory a view holds, from its trace's shapes (a walk over every number would
     cost as much as the answer): 36 bytes a number as CPython keeps it in a list (the float and
     its slot; within 10% of tracemalloc's count for a 128×128 trace), the trace's numbers
-    counted as engine.cost counts them (each value and grad, and for each op its upstream grad
+    counted as engine.tracing.cost counts them (each value and grad, and for each op its upstream grad
     and four numbers per input element), the drawing's text, and some structure per node."""
     trace = view.get("trace") or {}
     nodes = trace.get("nodes") or ()

@@ -152,8 +152,8 @@ class SafeJSONResponse(JSONResponse):
 
 
 def message_svg(message: str, where: str | None = None) -> str:
-    """A small SVG that shows an error message (escaped by engine.draw)."""
-    from engine.draw import message_svg as draw_message
+    """A small SVG that shows an error message (escaped by engine.drawing.draw)."""
+    from engine.drawing.draw import message_svg as draw_message
 
     lines = textwrap.wrap(message, 80, break_long_words=True)[:8] or [""]
     return draw_message("gradtrace: " + lines[0], ([where] if where else []) + lines[1:])

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import urlencode
 
-from engine import valuespec
+from engine.language import valuespec
 
 FORMAT_VERSION = 1  # `v=`: links of a newer format are refused, not misread
 MAX_Z_CHARS = 65_536  # length of a compressed `z=` parameter

@@ -13,7 +13,8 @@ import subprocess
 import sys
 from typing import Any
 
-from engine import draw, run
+from engine import run
+from engine.drawing import draw
 
 
 def micrograd() -> Any:

@@ -8,12 +8,13 @@ from typing import Any
 
 from bench import anchors
 from bench.measure import median, timed
-from engine import backward, ops
-from engine.build import build
-from engine.graph import reachable
-from engine.lang import parse
-from engine.trace import TraceRecorder, assign_labels
-from engine.value import Value, constant, leaf
+from engine.autograd import ops
+from engine.autograd.backward import backward
+from engine.autograd.graph import reachable
+from engine.autograd.value import Value, constant, leaf
+from engine.language.build import build
+from engine.language.parse import parse
+from engine.tracing.record import TraceRecorder, assign_labels
 
 # --- the same networks, written against gradtrace's Value -------------------------------------
 

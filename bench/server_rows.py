@@ -14,7 +14,8 @@ from typing import Any
 from bench import anchors
 from bench.measure import InProcess, median, timed
 from bench.programs import loop_program, mlp_program, sized_program, small_program
-from engine import draw, run
+from engine import run
+from engine.drawing import draw
 
 
 def _app() -> Any:

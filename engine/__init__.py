@@ -6,15 +6,15 @@
 or build graphs directly: `x = leaf(2.0, "x"); L = x*x + x; L.backward(); x.grad`.
 """
 
-from engine.backward import backward
+from engine.autograd.backward import backward
+from engine.autograd.graph import dfs_order, kahn_order, topological_order
+from engine.autograd.ops import OpError
+from engine.autograd.value import Value, constant, leaf
 from engine.errors import ProgramError
-from engine.graph import dfs_order, kahn_order, topological_order
-from engine.lang import parse
+from engine.language.parse import parse
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.ops import OpError
 from engine.program import run, run_with_contrast
-from engine.trace import Trace, trace
-from engine.value import Value, constant, leaf
+from engine.tracing.record import Trace, trace
 
 __all__ = [
     "DEFAULT_LIMITS",

@@ -1,5 +1,5 @@
 """The `gradtrace` command: `trace` prints the per-step grad table in a terminal; `render` writes
-files for course notes, slides and notebooks (engine/export.py), with no server."""
+files for course notes, slides and notebooks (engine/exports/files.py), with no server."""
 
 from __future__ import annotations
 
@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import IO, Any
 
 from engine.errors import ProgramError
+from engine.language.valuespec import parse_values
 from engine.program import run
-from engine.table import format_number, grad_table
-from engine.valuespec import parse_values
+from engine.tracing.table import format_number, grad_table
 
 CHANGED = "*"
 
@@ -68,7 +68,7 @@ examples:
 The same program and options give byte-identical files, and a file whose bytes did not
 change is not rewritten, so notes under version control do not churn.
 `gradtrace render --help` lists every option. In Python: engine.run(source) displays as the
-stepper in Jupyter; engine/export.py has the same exports as functions.
+stepper in Jupyter; engine/exports/files.py has the same exports as functions.
 """
 
 RENDER_HELP = """\
@@ -245,7 +245,7 @@ class UsageError(Exception):
 
 
 def _write(data: bytes, output: str | None, binary: bool = False) -> None:
-    from engine.export import write_if_changed
+    from engine.exports.files import write_if_changed
 
     if output:
         write_if_changed(Path(output), data)
@@ -258,7 +258,7 @@ def _write(data: bytes, output: str | None, binary: bool = False) -> None:
 
 def render(args: argparse.Namespace) -> None:
     """`gradtrace render`: every output asked for, from one run of the program."""
-    from engine import export
+    from engine.exports import files as export
 
     if args.table and args.output and args.format:
         raise UsageError("-o takes the table here; --format is for images")
@@ -316,7 +316,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         if args.command == "render":
-            from engine.export import ExportError
+            from engine.exports.files import ExportError
 
             try:
                 render(args)

@@ -5,15 +5,15 @@ from __future__ import annotations
 import functools
 from typing import Any
 
-from engine.backward import BackwardError, backward
-from engine.build import build
-from engine.cost import check_trace
+from engine.autograd.backward import BackwardError, backward
+from engine.autograd.ops import quiet
 from engine.errors import ProgramError
-from engine.ir import Program
-from engine.lang import parse
+from engine.language.build import build
+from engine.language.ir import Program
+from engine.language.parse import parse
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.ops import quiet
-from engine.trace import Trace, to_json, trace
+from engine.tracing.cost import check_trace
+from engine.tracing.record import Trace, to_json, trace
 
 
 @functools.lru_cache(maxsize=64)
@@ -90,8 +90,9 @@ def contrast(result: Trace) -> dict[str, Any] | None:
 
 def check_options(accumulate: str, order: str) -> None:
     if accumulate not in ("add", "assign"):
-        raise ProgramError(f"accumulate is 'add' or 'assign', not {accumulate!r}",
-                           code="bad_option")
+        raise ProgramError(
+            f"accumulate is 'add' or 'assign', not {accumulate!r}", code="bad_option"
+        )
     if order not in ("dfs", "kahn"):
         raise ProgramError(f"order is 'dfs' or 'kahn', not {order!r}", code="bad_option")
 

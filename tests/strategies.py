@@ -19,8 +19,8 @@ import pytest
 from hypothesis import HealthCheck, settings
 from hypothesis import strategies as st
 
-import engine.ops as O
-from engine.value import Value, constant, leaf
+import engine.autograd.ops as O
+from engine.autograd.value import Value, constant, leaf
 
 try:  # torch is a test dependency; the tests that need it skip cleanly without it
     import torch
@@ -120,7 +120,9 @@ def get_run() -> Callable[..., Any]:
         except ImportError:
             run = None
     if run is None:
-        pytest.skip("engine.run (the language front end, engine/lang.py) does not exist yet")
+        pytest.skip(
+            "engine.run (the language front end, engine/language/parse.py) does not exist yet"
+        )
     return run
 
 
@@ -177,7 +179,7 @@ Domain = tuple[float, float]
 
 @dataclass
 class OpCase:
-    """One row: an op of engine/ops.py, its engine call and its PyTorch equivalent.
+    """One row: an op of engine/autograd/ops.py, its engine call and its PyTorch equivalent.
 
     `shapes` are the inputs' shapes; `domain` is one (low, high) range for every input or one
     per input; `fixed` gives exact inputs instead (ties, zeros, masks). `kink` marks inputs where
@@ -185,7 +187,7 @@ class OpCase:
     """
 
     id: str
-    op: str  # the engine op's name (engine.ops.OPS key) this row exercises
+    op: str  # the engine op's name (engine.autograd.ops.OPS key) this row exercises
     eng: Callable[..., Value]
     th: Callable[..., Any]
     shapes: tuple[tuple[int, ...], ...]
@@ -628,7 +630,7 @@ def upstream_for(out_shape: tuple[int, ...], seed: int = 1) -> np.ndarray:
 
 def engine_value_and_grads(case: OpCase, arrays: Sequence[np.ndarray], w: np.ndarray | None = None):
     """Run the case in the engine: its output, and each input's grad of sum(out · w)."""
-    from engine.backward import backward
+    from engine.autograd.backward import backward
 
     leaves = [leaf(a.copy(), name=f"in{i}") for i, a in enumerate(arrays)]
     out = case.eng(*leaves)

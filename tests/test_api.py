@@ -291,7 +291,12 @@ def test_openapi_docs(client: TestClient) -> None:
     assert schema["required"] == ["source"]
     # spec/api.md's four, plus the optional lessons (engine/lessons, docs/lessons.md).
     assert set(schema["properties"]) == {
-        "source", "values", "accumulate", "order", "lessons", "lesson_options",
+        "source",
+        "values",
+        "accumulate",
+        "order",
+        "lessons",
+        "lesson_options",
     }
 
 

@@ -16,11 +16,11 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-import engine.ops as O
-from engine.backward import backward
-from engine.graph import dfs_order, kahn_order, reachable, topological_order
-from engine.trace import trace
-from engine.value import Value, constant, leaf
+import engine.autograd.ops as O
+from engine.autograd.backward import backward
+from engine.autograd.graph import dfs_order, kahn_order, reachable, topological_order
+from engine.autograd.value import Value, constant, leaf
+from engine.tracing.record import trace
 from tests.strategies import Instr, Program, assert_close, bounded, build_engine, get_run, programs
 
 # --- a million nodes ---------------------------------------------------------------------------

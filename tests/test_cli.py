@@ -9,7 +9,7 @@ import pytest
 
 from engine.cli import main
 from engine.errors import ProgramError
-from engine.valuespec import parse_values
+from engine.language.valuespec import parse_values
 
 
 def test_trace_prints_the_lessons_table(capsys: pytest.CaptureFixture[str]) -> None:

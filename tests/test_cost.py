@@ -1,4 +1,4 @@
-"""What a program costs the server is counted before the work (engine/cost.py): the numbers
+"""What a program costs the server is counted before the work (engine/tracing/cost.py): the numbers
 its trace will record, and those its lessons add to the answer, each refused (413, naming the
 setting) before the memory is spent; and the README's bound on an answer's size holds."""
 
@@ -15,9 +15,9 @@ from fastapi.testclient import TestClient
 
 from app.main import app
 from engine import ProgramError, run
-from engine.cost import AnswerBudget, count_numbers
 from engine.lessons import LESSONS, run_lessons
 from engine.limits import DEFAULT_LIMITS, Limits
+from engine.tracing.cost import AnswerBudget, count_numbers
 
 # The first round's memory bomb: 66 characters that recorded 65 million numbers (4 GB).
 SUM_BOMB = "X = zeros(128, 128)\nL = 0\nfor i in range(999):\n    L = L + X.sum()\nL"
@@ -57,9 +57,9 @@ def test_a_trace_bomb_is_refused_before_backward_in_little_time_and_memory(sourc
 def test_the_limit_is_exact_at_the_count_the_trace_carries() -> None:
     source = "X = randn(16, 16)\nL = 0\nfor i in range(10):\n    L = L + (X * X).sum()\nL"
     carried = count_numbers(run(source).to_dict(), 10**9)
-    from engine.build import build
-    from engine.cost import check_trace
-    from engine.lang import parse
+    from engine.language.build import build
+    from engine.language.parse import parse
+    from engine.tracing.cost import check_trace
 
     graph = build(parse(source), None)
     counted = check_trace(graph.nodes, graph.output, DEFAULT_LIMITS)

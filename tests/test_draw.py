@@ -1,4 +1,4 @@
-"""engine/draw.py: the DOT text (ids, classes, marks, escaping) and the SVG from real `dot`."""
+"""engine/drawing/draw.py: the DOT text (ids, classes, marks, escaping) and the SVG from real `dot`."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from engine import draw, layout, run
+from engine import run
+from engine.drawing import draw, layout
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")

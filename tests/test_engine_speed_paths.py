@@ -22,20 +22,54 @@ import pytest
 from hypothesis import given, settings
 
 import engine
-import engine.ops as O
-from engine.graph import dfs_order
-from engine.trace import make_step, record_of, trace
-from engine.value import Value, constant, leaf
+import engine.autograd.ops as O
+from engine.autograd.graph import dfs_order
+from engine.autograd.value import Value, constant, leaf
+from engine.tracing.record import make_step, record_of, trace
 from tests.strategies import programs, to_source
 
 F64 = np.float64
 
 BINARY = [O.Add(), O.Sub(), O.Mul(), O.Div(), O.Pow(), O.Maximum(), O.Minimum()]
-UNARY = [O.Neg(), O.Exp(), O.Log(), O.Sqrt(), O.Sin(), O.Cos(), O.Tanh(), O.Sigmoid(),
-         O.Relu(), O.Abs()]
+UNARY = [
+    O.Neg(),
+    O.Exp(),
+    O.Log(),
+    O.Sqrt(),
+    O.Sin(),
+    O.Cos(),
+    O.Tanh(),
+    O.Sigmoid(),
+    O.Relu(),
+    O.Abs(),
+]
 
-SPECIAL = [0.0, -0.0, 1.0, -1.0, 0.5, -0.5, 2.0, -2.0, 3.0, 1e-300, -1e-300, 5e-324, 1e300,
-           -1e300, 700.0, 709.8, 710.0, -745.0, -750.0, 20.0, -20.0, 37.0, -37.0, 1e-8]
+SPECIAL = [
+    0.0,
+    -0.0,
+    1.0,
+    -1.0,
+    0.5,
+    -0.5,
+    2.0,
+    -2.0,
+    3.0,
+    1e-300,
+    -1e-300,
+    5e-324,
+    1e300,
+    -1e300,
+    700.0,
+    709.8,
+    710.0,
+    -745.0,
+    -750.0,
+    20.0,
+    -20.0,
+    37.0,
+    -37.0,
+    1e-8,
+]
 
 
 def numbers(n: int = 300, seed: int = 0) -> list[float]:
@@ -108,8 +142,13 @@ def test_binary_kernels_are_the_ops_maths_to_the_bit(op: O.Op) -> None:
                     for needs in ((True, True), (True, False), (False, True)):
                         got = op.scalar_grad(g, x, y, out, *needs)  # type: ignore[attr-defined]
                         scalar_ref = op.gradient(g, (x, y), out, needs, O.SCALAR_MATH)
-                        array_ref = op.gradient(np.asarray(g), (np.asarray(u), np.asarray(v)),
-                                                np.asarray(out), needs, O.ARRAY_MATH)
+                        array_ref = op.gradient(
+                            np.asarray(g),
+                            (np.asarray(u), np.asarray(v)),
+                            np.asarray(out),
+                            needs,
+                            O.ARRAY_MATH,
+                        )
                         for k in (0, 1):
                             if not needs[k]:
                                 continue
@@ -277,8 +316,11 @@ def test_records_and_steps_say_the_same(accumulate: str) -> None:
         assert (again[2] is None) == (record[2] is None)
         assert t.step_dict(step, ids) == t.record_dict(record, ids)
     # x*x: one step changes x twice; `changed` keeps the last value, once.
-    square = next(s for s in t.steps if s.node.op and s.node.op.name == "mul"
-                  and s.node.inputs[0] is s.node.inputs[1])
+    square = next(
+        s
+        for s in t.steps
+        if s.node.op and s.node.op.name == "mul" and s.node.inputs[0] is s.node.inputs[1]
+    )
     assert len(square.terms) == 2 and len(square.changed) == 1
     assert square.changed[0][1] is square.terms[1].after
 
@@ -298,8 +340,11 @@ CONTRAST_PROGRAMS: list[tuple[str, dict[str, Any] | None]] = [
     ("x = 2\ny = 0.5\nL = x**y + y**x + x/y - y/x - x", None),
     ("x = 2\nh = x\nfor i in range(20):\n    h = tanh(h * 0.9 + 0.1) + h * 0.01\nL = h", None),
     ("x = [1.0, 2.0, 3.0]\nL = sum(x * x)", None),
-    ("x = [1.0, -2.0, 3.0]\nw = [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]\nh = tanh(w @ x)\n"
-     "L = sum(h * h) + mean(relu(x)) + sum(w)", None),
+    (
+        "x = [1.0, -2.0, 3.0]\nw = [[1.0, 2.0, 3.0], [0.5, -1.0, 2.0]]\nh = tanh(w @ x)\n"
+        "L = sum(h * h) + mean(relu(x)) + sum(w)",
+        None,
+    ),
     ("z = [1.0, 2.0, 3.0]\ns = softmax(z)\nL = sum(s * s) + cross_entropy(z, 1)", None),
     ("x = [[1.0, 2.0], [3.0, 4.0]]\nL = sum(x * x + x)", None),
     ("L = x*y + x", {"x": 2.0, "y": -1.5}),
@@ -357,8 +402,10 @@ def test_contrast_of_the_lesson() -> None:
     """`=` instead of `+=`: x̄ = 3 (the mul's 3 overwrites the add's 1), against 4."""
     t, contrast = engine.run_with_contrast(LESSON)
     assert t.to_dict()["grads"] == {"x": 4.0, "y": 2.0}
-    assert contrast == {"accumulate": "assign",
-                        "grads": {"n0": 3.0, "n1": 2.0, "n2": 1.0, "n3": 1.0}}
+    assert contrast == {
+        "accumulate": "assign",
+        "grads": {"n0": 3.0, "n1": 2.0, "n2": 1.0, "n3": 1.0},
+    }
     t, contrast = engine.run_with_contrast(LESSON, accumulate="assign")
     assert t.to_dict()["grads"] == {"x": 3.0, "y": 2.0}
     assert contrast is not None and contrast["grads"]["n0"] == 4.0

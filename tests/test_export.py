@@ -15,9 +15,9 @@ from typing import Any
 
 import pytest
 
-from engine import export
 from engine.cli import main
-from engine.export import Program
+from engine.exports import files as export
+from engine.exports.files import Program
 
 SVG = "{http://www.w3.org/2000/svg}"
 LESSON = ["x*y + x", "--values", "x=2,y=3"]

@@ -16,8 +16,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import DEFAULT_LIMITS, Limits, ProgramError, ops, run
-from engine.ops import ARRAY_MATH
+from engine import DEFAULT_LIMITS, Limits, ProgramError, run
+from engine.autograd import ops
+from engine.autograd.ops import ARRAY_MATH
 
 N = DEFAULT_LIMITS.max_tensor_elements  # 16,384: a 128×128 matrix
 # The boundaries are tested at a 16×16 limit: the same checks, and answers small enough for
@@ -137,7 +138,7 @@ def test_results_and_empty_values_at_the_boundary(under: str, over: str) -> None
 # --- op by op: work_elements bounds what compute and gradient allocate --------------------------
 
 Shapes = tuple[tuple[int, ...], ...]
-# Each op of engine.ops.OPS with the inputs that make its inside largest against its result.
+# Each op of engine.autograd.ops.OPS with the inputs that make its inside largest against its result.
 WORST: list[tuple[Callable[[], ops.Op], Shapes]] = [
     (ops.Add, ((128, 1), (1, 128))),
     (ops.Sub, ((128, 1), (1, 128))),

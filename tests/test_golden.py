@@ -2,7 +2,7 @@
 PyTorch (float64) in the test itself. Where a note and PyTorch disagree, PyTorch decides
 (seeds/ERRATA.md).
 
-Each example runs through the Python API (engine.value.leaf + operators, engine.trace.trace) and
+Each example runs through the Python API (engine.autograd.value.leaf + operators, engine.tracing.record.trace) and
 through the language (engine.run), the latter skipped while the front end does not exist.
 """
 
@@ -15,9 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 
-import engine.ops as O
-from engine.trace import trace
-from engine.value import leaf
+import engine.autograd.ops as O
+from engine.autograd.value import leaf
+from engine.tracing.record import trace
 from tests.strategies import assert_close, get_run
 
 torch = pytest.importorskip("torch")

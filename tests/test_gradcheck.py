@@ -17,9 +17,9 @@ import numpy as np
 import pytest
 from hypothesis import given
 
-import engine.ops as O
-from engine.backward import backward
-from engine.value import constant, leaf
+import engine.autograd.ops as O
+from engine.autograd.backward import backward
+from engine.autograd.value import constant, leaf
 from tests.strategies import (
     ELEMENTWISE_BINARY,
     UNARY_OPS,

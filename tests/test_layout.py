@@ -1,6 +1,6 @@
-"""Graphviz in a warm helper process (engine/layout.py) draws exactly what `dot -Tsvg` draws,
+"""Graphviz in a warm helper process (engine/drawing/layout.py) draws exactly what `dot -Tsvg` draws,
 says why a graph is refused in `dot`'s own words, and stays bounded in time; and the engine's
-scalar fast path (engine/ops.py) computes what the array path computes."""
+scalar fast path (engine/autograd/ops.py) computes what the array path computes."""
 
 from __future__ import annotations
 
@@ -13,8 +13,10 @@ import warnings
 import numpy as np
 import pytest
 
-from engine import draw, layout, ops, run
-from engine.value import leaf
+from engine import run
+from engine.autograd import ops
+from engine.autograd.value import leaf
+from engine.drawing import draw, layout
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
 
@@ -43,7 +45,7 @@ def test_the_helper_draws_exactly_what_dot_draws(source: str) -> None:
 
 @needs_dot
 def test_graphviz_runs_with_only_the_svg_renderer_and_the_dot_layout() -> None:
-    """No Pango: the boxes are as wide as engine/draw.py says (our font's advance), not as
+    """No Pango: the boxes are as wide as engine/drawing/draw.py says (our font's advance), not as
     Graphviz would measure the text."""
     env = layout.graphviz_env()
     plugins = sorted(os.listdir(env["GVBINDIR"]))

@@ -1,4 +1,4 @@
-"""Bounded layouts (engine/draw.py `to_svg`, engine/layout.py): a layout has a budget of its own
+"""Bounded layouts (engine/drawing/draw.py `to_svg`, engine/drawing/layout.py): a layout has a budget of its own
 (max_layout_seconds) of CPU time and is stopped past it; the verdict is remembered by the graph's
 shape, so a replay is refused without Graphviz; a layout held up by a busy machine (wall time
 passing, not CPU time) is not judged by it; small pictures have their own lane and never queue
@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 
-from engine import draw, layout, run
+from engine import run
+from engine.drawing import draw, layout
 from engine.limits import Limits, deadline
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")

@@ -11,8 +11,8 @@ from fastapi.testclient import TestClient
 
 from app.main import app
 from engine import ProgramError, lessons, run
-from engine.higher import grad
-from engine.value import leaf
+from engine.autograd.higher import grad
+from engine.autograd.value import leaf
 
 client = TestClient(app)
 CUBE = "x = 3\ny = x**3\ng = grad(y, x)\ng"

@@ -10,8 +10,8 @@ from fastapi.testclient import TestClient
 from app.main import app
 from app.routes.pages import EXAMPLES
 from engine import lessons
+from engine.autograd.value import leaf
 from engine.lessons.memory import saved_by
-from engine.value import leaf
 
 client = TestClient(app)
 
@@ -36,7 +36,7 @@ TORCH = {
 
 @pytest.mark.parametrize("name", sorted(TORCH))
 def test_each_op_keeps_what_pytorch_keeps(name):
-    import engine.ops as O
+    import engine.autograd.ops as O
 
     fn, expected = TORCH[name]
     a0, b0 = [1.0, 2.0], [3.0, 0.5]

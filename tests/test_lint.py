@@ -18,6 +18,9 @@ def test_ruff_check_passes() -> None:
         pytest.skip("ruff is not installed")
     done = subprocess.run(
         [ruff, "check", "--output-format", "concise", "."],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert done.returncode == 0, done.stdout + done.stderr

@@ -1,4 +1,4 @@
-"""Every op of engine/ops.py against PyTorch (float64, CPU): forward values and every input's
+"""Every op of engine/autograd/ops.py against PyTorch (float64, CPU): forward values and every input's
 gradient to 1e-9 relative, through the engine's Python API.
 
 Table-driven: each row of `strategies.op_cases()` names an op, how the engine and torch call
@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 import pytest
 
-import engine.ops as O
-from engine.backward import BackwardError, backward
-from engine.trace import trace
-from engine.value import constant, leaf
+import engine.autograd.ops as O
+from engine.autograd.backward import BackwardError, backward
+from engine.autograd.value import constant, leaf
+from engine.tracing.record import trace
 from tests.strategies import (
     OpCase,
     assert_close,
@@ -53,7 +53,7 @@ def test_op_matches_torch(case: OpCase) -> None:
 
 
 def test_every_op_has_a_row() -> None:
-    """A new op in engine/ops.py without a row in the table fails here."""
+    """A new op in engine/autograd/ops.py without a row in the table fails here."""
     covered = {c.op for c in CASES}
     assert covered == set(O.OPS), f"ops without a test row: {sorted(set(O.OPS) - covered)}"
 
@@ -473,7 +473,7 @@ def test_numpy_array_on_the_left_builds_a_node() -> None:
 
 
 # --- index keys outside "constant ints and slices" (Python API) --------------------------------
-# The language only writes ints and slices, but engine.ops.Index takes any key from the Python
+# The language only writes ints and slices, but engine.autograd.ops.Index takes any key from the Python
 # API. Each of these must either be refused with an OpError, or work like torch — backward and
 # the trace's to_dict() included. Today they are silently wrong or crash (see the report).
 

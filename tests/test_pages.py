@@ -25,7 +25,7 @@ from app.query import (
     permalink,
 )
 from app.routes.pages import EXAMPLES
-from engine import draw
+from engine.drawing import draw
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")

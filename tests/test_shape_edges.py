@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import DEFAULT_LIMITS, ProgramError, run
-from engine.ops import MAX_RANK
+from engine.autograd.ops import MAX_RANK
 from tests.test_parser_fuzz import check_run
 
 EDGES = settings(
@@ -322,7 +322,7 @@ def edge_program(draw: st.DrawFn) -> str:
         a, b = draw(st.sampled_from(names)), draw(st.sampled_from(names))
         lines.append(f"C{i} = {draw(op_src(a, b))}")
         names.append(f"C{i}")
-    if draw(st.integers(0, 3)) == 0:  # the gradient as a graph (engine/higher.py), too
+    if draw(st.integers(0, 3)) == 0:  # the gradient as a graph (engine/autograd/higher.py), too
         lines.append(f"G = grad(sum({names[-1]}), A)")
         names.append("G")
     if draw(st.booleans()):

@@ -29,9 +29,9 @@ from tests.test_concurrency import requests
 
 # Guarded by a lock of their own, next to them in their module.
 GUARDED = {
-    ("engine.draw", "_timed_out"): "_timed_out_lock",
-    ("engine.layout", "_idle"): "_lock",
-    ("engine.layout", "_plugin_env"): "_plugin_lock",  # made once, on the first layout
+    ("engine.drawing.draw", "_timed_out"): "_timed_out_lock",
+    ("engine.drawing.layout", "_idle"): "_lock",
+    ("engine.drawing.layout", "_plugin_env"): "_plugin_lock",  # made once, on the first layout
 }
 # Framework objects made once at import (routes are registered then, never per request).
 FRAMEWORK = ("FastAPI", "APIRouter", "Jinja2Templates")

@@ -1,5 +1,5 @@
 """Invariants of the backward trace (docs/trace-format.md, api.md), as property tests over random
-programs built through the Python API (engine.trace.trace) and, when the language front end
+programs built through the Python API (engine.tracing.record.trace) and, when the language front end
 exists, through `engine.run`:
 
 - every node comes after all of its inputs in `topo`;
@@ -23,9 +23,9 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from engine.graph import reachable
-from engine.trace import trace
-from engine.value import Value
+from engine.autograd.graph import reachable
+from engine.autograd.value import Value
+from engine.tracing.record import trace
 from tests.strategies import Program, bounded, build_engine, get_run, programs, to_source
 
 # --- building traces -----------------------------------------------------------------------------
@@ -257,7 +257,7 @@ def test_assign_differs_from_add_exactly_when_a_node_fans_out(prog: Program, ord
 
 
 def test_fanout_detection_on_known_graphs() -> None:
-    from engine.value import leaf
+    from engine.autograd.value import leaf
 
     x = leaf(2.0, "x")
     d = json.loads(json.dumps(trace(x * x).to_dict()))

@@ -17,6 +17,9 @@ def test_mypy_passes() -> None:
         pytest.skip("mypy is not installed")
     done = subprocess.run(
         [sys.executable, "-m", "mypy"],
-        cwd=ROOT, capture_output=True, text=True, timeout=300,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     assert done.returncode == 0, done.stdout + done.stderr

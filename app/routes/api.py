@@ -41,8 +41,8 @@ def post_trace(request: TraceRequest, settings: SettingsDep) -> JSONResponse:
     )
     body = result.to_dict()
     if request.lessons:
-        from engine.cost import AnswerBudget
         from engine.lessons import run_lessons
+        from engine.tracing.cost import AnswerBudget
 
         body["lessons"] = run_lessons(
             request.source,
@@ -77,6 +77,5 @@ def trace_answer(request: Request) -> Response:
     except QueryError as err:
         return JSONResponse(err.to_dict(), status_code=err.status)
     settings = get_settings()
-    result = run(q.source, q.values, accumulate=q.accumulate, order=q.order,
-                 limits=settings.limits)
+    result = run(q.source, q.values, accumulate=q.accumulate, order=q.order, limits=settings.limits)
     return JSONResponse(result.to_dict())

@@ -40,7 +40,7 @@ from app.schemas import (
     VIEW_PARAMETERS,
     NestedNumbers,
 )
-from engine import draw
+from engine.drawing import draw
 
 ROOT = Path(__file__).resolve().parents[2]
 templates = Jinja2Templates(directory=str(ROOT / "templates"))
@@ -394,7 +394,7 @@ def _page(request: Request, template: str, *, embed: bool) -> Response:
         "lang": lang,
         "embed": embed,
         "state_json": _json_for_script(state),
-        "svg": view.get("svg"),  # from engine.draw: escaped there, safe to inline
+        "svg": view.get("svg"),  # from engine.drawing.draw: escaped there, safe to inline
         "error": view.get("error"),
         "draw_error": view.get("draw_error"),
         "source": source,

@@ -14,7 +14,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.cost import AnswerBudget
 from engine.errors import ProgramError
 from engine.lessons.code import code
 from engine.lessons.compare import compare_assign
@@ -26,6 +25,7 @@ from engine.lessons.mistakes import mistakes
 from engine.lessons.orders import orders
 from engine.lessons.shapes import shapes
 from engine.limits import DEFAULT_LIMITS, Limits
+from engine.tracing.cost import AnswerBudget
 
 Lesson = Callable[..., dict[str, Any]]
 

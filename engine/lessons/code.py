@@ -2,7 +2,7 @@
 lines it prints (computed here by the engine: the grads, and the `grad_fn` names PyTorch gives
 the named results — AddBackward0, MulBackward0, …).
 
-The code is made from the parsed program (engine/ir.py), statement by statement, so loops stay
+The code is made from the parsed program (engine/language/ir.py), statement by statement, so loops stay
 loops. Random leaves are drawn from NumPy's `default_rng(seed)` in program order, exactly as
 gradtrace draws them, so the generated PyTorch code prints the same numbers.
 tests/test_lessons_code.py runs it with torch; the JAX code is shown, not run in CI.
@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
-from engine import ir
-from engine.lang import CONSTRUCTORS, UNARY, parse
+from engine.autograd.value import Value
+from engine.language import ir
+from engine.language.parse import CONSTRUCTORS, UNARY, parse
 from engine.lessons.common import load
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.value import Value
 
 PREC = {"add": 1, "sub": 1, "mul": 2, "div": 2, "matmul": 2, "pow": 4}
 SYMBOL = {"add": "+", "sub": "-", "mul": "*", "div": "/", "matmul": "@", "pow": "**"}

@@ -9,13 +9,13 @@ from typing import Any
 
 import numpy as np
 
-from engine.build import build
-from engine.graph import topological_order
-from engine.lang import parse
+from engine.autograd.graph import topological_order
+from engine.autograd.ops import ARRAY_MATH
+from engine.autograd.value import Value
+from engine.language.build import build
+from engine.language.parse import parse
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.ops import ARRAY_MATH
-from engine.trace import assign_labels, to_json
-from engine.value import Value
+from engine.tracing.record import assign_labels, to_json
 
 
 @dataclass

@@ -21,10 +21,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.graph import dfs_order
+from engine.autograd.graph import dfs_order
+from engine.autograd.value import Value
 from engine.lessons.common import load, number, op_work, reverse_walk
 from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
-from engine.value import Value
 
 MAX_PASSES = 256  # forward passes computed (one per input element)
 MAX_TANGENT_EVALS = 200_000  # op tangents a request may compute: a large graph gets fewer passes

@@ -33,10 +33,10 @@ from typing import Any
 
 import numpy as np
 
+from engine.autograd.value import Value
 from engine.lessons.common import load, number, op_work
 from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
 from engine.program import run
-from engine.value import Value
 
 EPS = 1e-5
 U = 2.0**-53  # float64's unit roundoff

@@ -1,6 +1,6 @@
 """Lesson 6, higher-order gradients: what `grad(L, x)` built, and the backward pass through it.
 
-`grad(L, x)` (engine/higher.py) runs the first backward pass with graph nodes, so ∂L/∂x is a
+`grad(L, x)` (engine/autograd/higher.py) runs the first backward pass with graph nodes, so ∂L/∂x is a
 node like any other; the page's own trace is then the *second* backward pass, through those
 nodes. For `y = x**3; g = grad(y, x)` the first pass builds g = 3·x**2 (27 at x = 3) and the
 second pass gives x.grad = 6x (18). Each grad call is listed with the nodes it built, and the
@@ -95,6 +95,6 @@ def higher(
 
 
 def _depends(prog: Any) -> set[str]:
-    from engine.graph import reachable
+    from engine.autograd.graph import reachable
 
     return {prog.id(n) for n in reachable(prog.output)}

@@ -18,12 +18,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from engine.autograd.graph import reachable
+from engine.autograd.value import Value
 from engine.errors import ProgramError
-from engine.graph import reachable
 from engine.lessons.common import op_nodes
 from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
 from engine.program import run
-from engine.value import Value
 
 Saves = Callable[[Sequence[bool]], list[str]]
 

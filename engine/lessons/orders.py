@@ -18,10 +18,10 @@ from typing import Any
 
 import numpy as np
 
-from engine.graph import dfs_order, kahn_order, reachable
+from engine.autograd.graph import dfs_order, kahn_order, reachable
+from engine.autograd.value import Value
 from engine.lessons.common import load, local_backward, number
 from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
-from engine.value import Value
 
 NAIVE_CALL_LIMIT = 5_000  # local-backward calls the naive recursion may make before it stops
 EVENT_LIMIT = 2_000  # DFS and Kahn events kept for stepping (a graph has at most 2,000 nodes)

@@ -4,7 +4,7 @@ For every backward step (aligned with the trace's steps) and each input edge: th
 grad's shape, the local rule with the shapes it multiplies (`dA = ū·Bᵀ: (2,3,2)@(2,2,4) →
 (2,3,4)`), then — as a sub-step of its own — the reduction that sums a broadcast gradient back
 to the input's shape ("(2,3,4) summed over axes 0 and 2 → (3,1)"), and the shape added into
-the input's grad. The rules are engine/ops.py's own, run once more with a math namespace that
+the input's grad. The rules are engine/autograd/ops.py's own, run once more with a math namespace that
 writes down what it does.
 """
 
@@ -14,11 +14,11 @@ from typing import Any
 
 import numpy as np
 
+from engine.autograd.ops import ArrayMath
 from engine.lessons.common import number
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.ops import ArrayMath
 from engine.program import run
-from engine.trace import rule_text
+from engine.tracing.record import rule_text
 
 
 class ShapeMath(ArrayMath):

@@ -9,7 +9,7 @@ again:
     g = grad(x**3, x)          # 3·x² = 27, built as mul(3, pow(x, 2))
     g.backward(); x.grad       # 6·x = 18: the second backward pass
 
-The rules in engine/ops.py are written with operators and `m.` functions only, so they run
+The rules in engine/autograd/ops.py are written with operators and `m.` functions only, so they run
 unchanged here. Their inputs arrive wrapped as `G` (which also answers `.shape`, `.ndim`,
 comparisons and so on from the forward value); comparisons and masks stay constants, since
 they are piecewise constant and have no gradient. Work among constants is folded into one
@@ -23,12 +23,12 @@ from typing import Any
 
 import numpy as np
 
-from engine import ops
-from engine.graph import dfs_order
-from engine.ops import ARRAY_MATH, Grads, Math, Needs, Op, OpError
-from engine.value import Value, constant
+from engine.autograd import ops
+from engine.autograd.graph import dfs_order
+from engine.autograd.ops import ARRAY_MATH, Grads, Math, Needs, Op, OpError
+from engine.autograd.value import Value, constant
 
-# --- the few graph ops the rules need beyond engine/ops.py ---------------------------------
+# --- the few graph ops the rules need beyond engine/autograd/ops.py ---------------------------------
 
 
 class BroadcastTo(Op):
@@ -192,7 +192,7 @@ def node_of(x: Any) -> Value:
 
 
 class GraphMath:
-    """ArrayMath's functions (engine/ops.py), each making graph nodes instead of arrays.
+    """ArrayMath's functions (engine/autograd/ops.py), each making graph nodes instead of arrays.
 
     `made` collects every node created, so the caller can count and place them."""
 

@@ -8,9 +8,9 @@ from typing import Any, Protocol
 
 import numpy as np
 
-from engine.graph import topological_order
-from engine.ops import ARRAY_MATH, SCALAR_MATH, Op, OpError, is_finite, quiet
-from engine.value import Value
+from engine.autograd.graph import topological_order
+from engine.autograd.ops import ARRAY_MATH, SCALAR_MATH, Op, OpError, is_finite, quiet
+from engine.autograd.value import Value
 
 ACCUMULATE = ("add", "assign")
 

@@ -11,7 +11,7 @@ import numpy as np
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from engine.ops import Op
+    from engine.autograd.ops import Op
 
 # Creation order, the only thing that orders nodes made through the Python API. Never id().
 _creation = itertools.count()
@@ -43,7 +43,7 @@ def as_array(data: Any) -> np.ndarray:
 class Value:
     """A float64 array with the op and inputs that produced it, and its gradient.
 
-    Operators (`+ - * / ** @`, unary `-`, indexing, `.T`) are attached by engine.ops.
+    Operators (`+ - * / ** @`, unary `-`, indexing, `.T`) are attached by engine.autograd.ops.
 
     `kind` is "leaf" (a parameter, gets a gradient), "const" (a number in the program, or what
     `const()` cut off: no gradient) or "op" (the result of an op).
@@ -72,7 +72,7 @@ class Value:
         name: str | None = None,
         kind: str | None = None,
     ) -> None:
-        # A 0-d result of an op may be a NumPy float64 scalar (engine.ops' scalar fast path):
+        # A 0-d result of an op may be a NumPy float64 scalar (engine.autograd.ops' scalar fast path):
         # it has the same shape/ndim/dtype/item() as a 0-d array and is many times faster.
         # Typed as the array it stands in for, hence the ignore.
         self.data: np.ndarray = (
@@ -107,14 +107,14 @@ class Value:
         return f"Value({what}, shape={self.data.shape})"
 
     def backward(self, recorder: Any = None, accumulate: str = "add", order: str = "dfs") -> None:
-        """Fill `.grad` of every node this one depends on (see engine.backward)."""
-        from engine.backward import backward
+        """Fill `.grad` of every node this one depends on (see engine.autograd.backward)."""
+        from engine.autograd.backward import backward
 
         backward(self, recorder=recorder, accumulate=accumulate, order=order)
 
     if TYPE_CHECKING:
-        # What engine.ops attaches at import (`_install_operators`), for the type checker only:
-        # at run time these names come from engine.ops, never from here.
+        # What engine.autograd.ops attaches at import (`_install_operators`), for the type checker only:
+        # at run time these names come from engine.autograd.ops, never from here.
         def __add__(self, other: Any) -> Value: ...
         def __radd__(self, other: Any) -> Value: ...
         def __sub__(self, other: Any) -> Value: ...
@@ -159,7 +159,7 @@ def op_result(
 ) -> Value:
     """An op's output node, as `Value(data, op, inputs)` makes it, without its argument
     handling: `data` is already float64 (an array or a float64 scalar). The forward pass's hot
-    path (engine.ops.apply); `requires_grad` when the caller knows it already."""
+    path (engine.autograd.ops.apply); `requires_grad` when the caller knows it already."""
     node: Value = _new(Value)
     node.data = data
     node.grad = None

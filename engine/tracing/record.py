@@ -13,11 +13,11 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from engine.backward import backward
-from engine.graph import reachable
-from engine.notebook import NotebookDisplay
-from engine.ops import SCALAR_MATH, quiet
-from engine.value import Value
+from engine.autograd.backward import backward
+from engine.autograd.graph import reachable
+from engine.autograd.ops import SCALAR_MATH, quiet
+from engine.autograd.value import Value
+from engine.exports.notebook import NotebookDisplay
 
 TRACE_VERSION = 1
 
@@ -64,7 +64,7 @@ Record = tuple[Value, Any, "list[Edge] | None"]
 
 
 class TraceRecorder:
-    """Collects the steps while backward runs (engine.backward.Recorder). Recording is one
+    """Collects the steps while backward runs (engine.autograd.backward.Recorder). Recording is one
     tuple per step: the step's node, its upstream grad and the edges backward already built
     (grads are never changed in place, so the arrays they hold stay as they were)."""
 
@@ -100,8 +100,9 @@ def make_step(record: Record) -> Step:
     inputs = node.inputs
     # tuple.__new__ is what Term._make does, without the Python-level __new__ (half the
     # cost); the fields are in Term's order.
-    terms = tuple([_new(Term, (inputs[arg], arg, c, before, after, node))
-                   for arg, c, before, after in edges])
+    terms = tuple(
+        [_new(Term, (inputs[arg], arg, c, before, after, node)) for arg, c, before, after in edges]
+    )
     # The last value of each input (x*x changes x twice), in the order first changed.
     changed = tuple({t[0].seq: (t[0], t[4]) for t in terms}.values())
     return _new(Step, (node, "backward", upstream, terms, changed))
@@ -111,8 +112,11 @@ def record_of(step: Step) -> Record:
     """The record a Step was made from."""
     if step.kind == "seed":
         return (step.node, step.changed[0][1], None)
-    return (step.node, step.upstream, [(t.arg, t.contribution, t.before, t.after)
-                                       for t in step.terms])
+    return (
+        step.node,
+        step.upstream,
+        [(t.arg, t.contribution, t.before, t.after) for t in step.terms],
+    )
 
 
 def local_derivatives(node: Value) -> list[float | None] | None:
@@ -230,7 +234,7 @@ class Trace(NotebookDisplay):
     accumulate: str = "add"
     order: str = "dfs"
     free: list[dict[str, Any]] = field(default_factory=list)
-    # The numbers its JSON carries at most, as engine.cost counted them before backward ran
+    # The numbers its JSON carries at most, as engine.tracing.cost counted them before backward ran
     # (0 for a trace made through the Python API, which counts nothing).
     numbers: int = 0
 
@@ -300,8 +304,12 @@ class Trace(NotebookDisplay):
         node, upstream, edges = record
         node_id = ids[node.seq]
         if edges is None:
-            return {"node": node_id, "kind": "seed", "grads": {node_id: to_json(upstream)},
-                    "terms": []}
+            return {
+                "node": node_id,
+                "kind": "seed",
+                "grads": {node_id: to_json(upstream)},
+                "terms": [],
+            }
         inputs = node.inputs
         locals_ = local_derivatives(node) if edges else None
         names = _rule_names(node) if edges else {}
@@ -311,15 +319,17 @@ class Trace(NotebookDisplay):
         for arg, contribution, before, after in edges:
             input_id = ids[inputs[arg].seq]
             last[input_id] = after
-            terms.append({
-                "input": input_id,
-                "arg": arg,
-                "rule": _rule(node, arg, names),
-                "local": None if locals_ is None else locals_[arg],
-                "contribution": to_json(contribution),
-                "before": to_json(before),
-                "after": to_json(after),
-            })
+            terms.append(
+                {
+                    "input": input_id,
+                    "arg": arg,
+                    "rule": _rule(node, arg, names),
+                    "local": None if locals_ is None else locals_[arg],
+                    "contribution": to_json(contribution),
+                    "before": to_json(before),
+                    "after": to_json(after),
+                }
+            )
         assert node.op is not None
         return {
             "node": node_id,

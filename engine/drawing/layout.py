@@ -7,7 +7,7 @@ after graph, fed over a pipe. It keeps what a subprocess gave: a layout that han
 takes down only the helper, which is killed and replaced (the next layout starts a new one).
 
 Each caller has a helper of its own for the whole layout (an idle one, or a new one: ~40 ms),
-never a pipe shared with another layout: so engine/draw.py's small-picture lane never waits on a
+never a pipe shared with another layout: so engine/drawing/draw.py's small-picture lane never waits on a
 large layout, and a layout past its time is stopped by killing its helper, which frees the CPU
 at once (Graphviz cannot be interrupted inside the library).
 
@@ -22,11 +22,11 @@ refuses (so the error message is Graphviz's own), it runs `dot` itself.
 
 Graphviz runs with two plugins only, its SVG renderer and the dot layout (`GVBINDIR` pointing
 at a directory that holds just those): no Pango, so text is measured by Graphviz's built-in
-font metrics. engine/draw.py gives every box and label its width, so nothing depends on how
+font metrics. engine/drawing/draw.py gives every box and label its width, so nothing depends on how
 Graphviz measures text, and a layout costs a third less (the MLP: 34 -> 24 ms). Where the
 plugins cannot be found, or with `GRADTRACE_LAYOUT_PLUGINS=all`, Graphviz loads all of its own.
 
-This file is also the helper (`python engine/layout.py`): standard library only, so it starts
+This file is also the helper (`python engine/drawing/layout.py`): standard library only, so it starts
 without importing NumPy or the engine.
 """
 
@@ -48,7 +48,7 @@ from collections.abc import Callable
 HEADER = struct.Struct("!BI")  # status (0 = SVG, 1 = refused), payload length
 LENGTH = struct.Struct("!I")
 RECYCLE_AFTER = 2_000  # layouts per helper: whatever Graphviz leaks stays bounded
-MAX_IDLE = 4  # idle helpers kept warm (engine/draw.py runs at most 2 + 2 layouts at once)
+MAX_IDLE = 4  # idle helpers kept warm (engine/drawing/draw.py runs at most 2 + 2 layouts at once)
 START_TIMEOUT = 10.0  # seconds for a new helper to load Graphviz and say it is ready
 # Once a layout could have used its CPU budget (as much wall time has passed), its CPU time is
 # looked at every POLL seconds: it is stopped at most this much CPU time past its budget.

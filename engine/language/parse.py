@@ -17,11 +17,11 @@ from typing import Any
 
 import numpy as np
 
-from engine import ir
+from engine.autograd.ops import MAX_RANK
+from engine.autograd.value import Span
 from engine.errors import ProgramError
+from engine.language import ir
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.ops import MAX_RANK
-from engine.value import Span
 
 UNARY = {"exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs"}
 BINARY = {"max", "min", "matmul", "mse"}
@@ -166,24 +166,33 @@ def check_text(source: str, limits: Limits) -> None:
             limit="max_source_chars",
         )
     if not source.strip():
-        raise ProgramError("the program is empty: type an expression such as x*y + x", 1, 1,
-                           code="empty")
+        raise ProgramError(
+            "the program is empty: type an expression such as x*y + x", 1, 1, code="empty"
+        )
     depth = 0
     in_comment = False
     for i, ch in enumerate(source):
         if ch == "\n":
             in_comment = False
         if "\ud800" <= ch <= "\udfff":
-            raise ProgramError("the text holds a broken character (an unpaired surrogate)",
-                               *position_of(source, i), code="bad_character")
+            raise ProgramError(
+                "the text holds a broken character (an unpaired surrogate)",
+                *position_of(source, i),
+                code="bad_character",
+            )
         if ch in BIDI_CONTROLS:
             raise ProgramError(
                 f"the text holds an invisible direction control character "
                 f"(U+{ord(ch):04X}), which can make code read differently from what runs",
-                *position_of(source, i), code="bidi_control")
+                *position_of(source, i),
+                code="bidi_control",
+            )
         if ch == "\x00" or (unicodedata.category(ch) == "Cc" and ch not in "\n\t\r"):
-            raise ProgramError(f"the text holds a control character (U+{ord(ch):04X})",
-                               *position_of(source, i), code="bad_character")
+            raise ProgramError(
+                f"the text holds a control character (U+{ord(ch):04X})",
+                *position_of(source, i),
+                code="bad_character",
+            )
         if in_comment:
             continue
         if ch == "#":
@@ -193,7 +202,10 @@ def check_text(source: str, limits: Limits) -> None:
             if depth > limits.max_depth:
                 raise ProgramError(
                     f"brackets are nested more than {limits.max_depth} deep (max_depth)",
-                    *position_of(source, i), code="too_deep", limit="max_depth")
+                    *position_of(source, i),
+                    code="too_deep",
+                    limit="max_depth",
+                )
         elif ch in CLOSERS:
             depth = max(0, depth - 1)
 
@@ -246,14 +258,21 @@ def check_depth(tree: ast.AST, source: str, limits: Limits) -> None:
             raise ProgramError(
                 f"the program is nested more than {limits.max_depth} "
                 f"level{'s' if limits.max_depth != 1 else ''} deep (max_depth)",
-                line, column, code="too_deep", limit="max_depth")
+                line,
+                column,
+                code="too_deep",
+                limit="max_depth",
+            )
         for child in ast.iter_child_nodes(node):
             beside = isinstance(node, ast.BinOp) and child is node.left
             part_of = (
                 (isinstance(node, ast.For) and child is node.iter)
                 or (isinstance(node, ast.Call) and child is node.func)
-                or (isinstance(node, ast.Subscript) and child is node.slice
-                    and isinstance(child, ast.Tuple))
+                or (
+                    isinstance(node, ast.Subscript)
+                    and child is node.slice
+                    and isinstance(child, ast.Tuple)
+                )
             )
             stack.append((child, around if beside else level, part_of))
 
@@ -305,8 +324,9 @@ class Parser:
 
     def error(self, node: Any, message: str, code: str = "invalid", **kw: Any) -> ProgramError:
         s = self.span(node)
-        return ProgramError(message, s.line, s.column, end_line=s.end_line,
-                            end_column=s.end_column, code=code, **kw)
+        return ProgramError(
+            message, s.line, s.column, end_line=s.end_line, end_column=s.end_column, code=code, **kw
+        )
 
     def refuse(self, node: ast.AST) -> ProgramError:
         what = CONSTRUCT_NAMES.get(type(node))
@@ -355,11 +375,14 @@ class Parser:
             target = node.targets[0].id
             self.check_name(node.targets[0], target)
             if target in FUNCTIONS:
-                raise self.error(node.targets[0], f"'{target}' is a function name; "
-                                 "choose another name")
+                raise self.error(
+                    node.targets[0], f"'{target}' is a function name; choose another name"
+                )
             if target in self.loop_vars:
-                raise self.error(node.targets[0], f"'{target}' is the loop variable; "
-                                 "it cannot be assigned inside its loop")
+                raise self.error(
+                    node.targets[0],
+                    f"'{target}' is the loop variable; it cannot be assigned inside its loop",
+                )
             if target in self.label_names:
                 expr: ir.Expr = self.labels(node.value)
             else:
@@ -368,24 +391,35 @@ class Parser:
             return ir.Assign(target, expr, self.span(node))
         if isinstance(node, ast.Expr):
             value = node.value
-            if (isinstance(value, ast.Call) and isinstance(value.func, ast.Name)
-                    and value.func.id == "seed"):
+            if (
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Name)
+                and value.func.id == "seed"
+            ):
                 if len(value.args) != 1 or value.keywords:
                     raise self.error(value, "seed takes one whole number: seed(0)")
                 n = self.static_value(value.args[0])
                 if n < 0:
-                    raise self.error(value.args[0], "seed takes a whole number ≥ 0: seed(0)",
-                                     "static")
+                    raise self.error(
+                        value.args[0], "seed takes a whole number ≥ 0: seed(0)", "static"
+                    )
                 return ir.Seed(n, self.span(node))
             if not last:
-                raise self.error(node, "only the last statement can be a bare expression; "
-                                 "give this one a name: name = …", "bare_expression")
+                raise self.error(
+                    node,
+                    "only the last statement can be a bare expression; "
+                    "give this one a name: name = …",
+                    "bare_expression",
+                )
             return ir.Output(self.expr(value), self.span(node))
         if isinstance(node, ast.For):
             return self.loop(node)
         if isinstance(node, ast.AugAssign):
-            raise self.error(node, "augmented assignment (+=, *=, …) is not part of the "
-                             "language: write x = x + …", "unsupported")
+            raise self.error(
+                node,
+                "augmented assignment (+=, *=, …) is not part of the language: write x = x + …",
+                "unsupported",
+            )
         raise self.refuse(node)
 
     def loop(self, node: ast.For) -> ir.Loop:
@@ -394,13 +428,20 @@ class Parser:
         if not isinstance(node.target, ast.Name):
             raise self.error(node.target, "the loop variable must be one name: for i in range(n)")
         it = node.iter
-        if not (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
-                and it.func.id == "range" and 1 <= len(it.args) <= 3 and not it.keywords):
-            raise self.error(it, "a loop must be for name in range(n) with a constant n",
-                             "unsupported")
+        if not (
+            isinstance(it, ast.Call)
+            and isinstance(it.func, ast.Name)
+            and it.func.id == "range"
+            and 1 <= len(it.args) <= 3
+            and not it.keywords
+        ):
+            raise self.error(
+                it, "a loop must be for name in range(n) with a constant n", "unsupported"
+            )
         bounds = [self.static(a) for a in it.args]
         start, stop, step = (
-            (ir.SInt(0), bounds[0], ir.SInt(1)) if len(bounds) == 1
+            (ir.SInt(0), bounds[0], ir.SInt(1))
+            if len(bounds) == 1
             else (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else ir.SInt(1))
         )
         var = node.target.id
@@ -425,8 +466,9 @@ class Parser:
         v = node.value
         if isinstance(v, bool) or not isinstance(v, int | float):
             if isinstance(v, complex):
-                raise self.error(node, "complex numbers are not part of the language",
-                                 "unsupported")
+                raise self.error(
+                    node, "complex numbers are not part of the language", "unsupported"
+                )
             raise self.refuse(node)
         value = float(v) if isinstance(v, float) or abs(v) < 2**1023 else float("inf")
         if not np.isfinite(value):
@@ -435,8 +477,11 @@ class Parser:
 
     def check_name(self, node: ast.AST, name: str) -> None:
         if name.startswith("__"):
-            raise self.error(node, f"names starting with __ ('{name[:40]}') are not part of "
-                             "the language", "unsupported")
+            raise self.error(
+                node,
+                f"names starting with __ ('{name[:40]}') are not part of the language",
+                "unsupported",
+            )
 
     def name(self, node: ast.Name) -> ir.Expr:
         name = node.id
@@ -460,10 +505,20 @@ class Parser:
     def binop(self, node: ast.BinOp) -> ir.Expr:
         op = BIN_OPS.get(type(node.op))
         if op is None:
-            symbol = {ast.Mod: "%", ast.FloorDiv: "//", ast.LShift: "<<", ast.RShift: ">>",
-                      ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^"}.get(type(node.op), "?")
-            raise self.error(node, f"the operator {symbol} is not part of the language "
-                             "(use + - * / ** @)", "unsupported")
+            symbol = {
+                ast.Mod: "%",
+                ast.FloorDiv: "//",
+                ast.LShift: "<<",
+                ast.RShift: ">>",
+                ast.BitOr: "|",
+                ast.BitAnd: "&",
+                ast.BitXor: "^",
+            }.get(type(node.op), "?")
+            raise self.error(
+                node,
+                f"the operator {symbol} is not part of the language (use + - * / ** @)",
+                "unsupported",
+            )
         # `a + b + c + …` is a left-leaning chain: walk its spine with a loop, not recursion,
         # so a long flat sum is not mistaken for deep nesting.
         spine = [node]
@@ -471,8 +526,9 @@ class Parser:
             spine.append(spine[-1].left)
         result = self.expr(spine[-1].left)
         for link in reversed(spine):
-            result = ir.BinOp(BIN_OPS[type(link.op)], result, self.expr(link.right),
-                              self.span(link))
+            result = ir.BinOp(
+                BIN_OPS[type(link.op)], result, self.expr(link.right), self.span(link)
+            )
         return result
 
     def unary(self, node: ast.UnaryOp) -> ir.Expr:
@@ -489,31 +545,41 @@ class Parser:
         def numbers(n: ast.AST, rank: int = 1) -> Any:
             if isinstance(n, ast.List | ast.Tuple):
                 if rank > MAX_RANK:  # else NumPy's own ValueError past 64 reads as ragged rows
-                    raise self.error(node, f"a value can have at most {MAX_RANK} dimensions "
-                                     "(NumPy broadcasts no more); this list nests deeper",
-                                     "shape")
+                    raise self.error(
+                        node,
+                        f"a value can have at most {MAX_RANK} dimensions "
+                        "(NumPy broadcasts no more); this list nests deeper",
+                        "shape",
+                    )
                 return [numbers(e, rank + 1) for e in n.elts]
             if isinstance(n, ast.UnaryOp) and isinstance(n.op, ast.USub | ast.UAdd):
                 inner = numbers(n.operand)
                 if isinstance(inner, list):
                     raise self.error(n, "a minus sign can stand only before a number here")
                 return -inner if isinstance(n.op, ast.USub) else inner
-            if isinstance(n, ast.Constant) and isinstance(n.value, int | float) and not \
-                    isinstance(n.value, bool):
+            if (
+                isinstance(n, ast.Constant)
+                and isinstance(n.value, int | float)
+                and not isinstance(n.value, bool)
+            ):
                 return self.constant(n).value  # type: ignore[union-attr]
-            raise self.error(n, "a list can hold only numbers (or lists of numbers)",
-                             "bad_list")
+            raise self.error(n, "a list can hold only numbers (or lists of numbers)", "bad_list")
 
         data = numbers(node)
         try:
             array = np.array(data, dtype=np.float64)
         except ValueError:
-            raise self.error(node, "the rows of this list have different lengths",
-                             "bad_list") from None
+            raise self.error(
+                node, "the rows of this list have different lengths", "bad_list"
+            ) from None
         if array.size > self.limits.max_tensor_elements:
-            raise self.error(node, f"this list has {array.size:,} numbers; the limit is "
-                             f"{self.limits.max_tensor_elements:,} (max_tensor_elements)",
-                             "too_large", limit="max_tensor_elements")
+            raise self.error(
+                node,
+                f"this list has {array.size:,} numbers; the limit is "
+                f"{self.limits.max_tensor_elements:,} (max_tensor_elements)",
+                "too_large",
+                limit="max_tensor_elements",
+            )
         if array.size == 0:
             raise self.error(node, "an empty list has no values", "bad_list")
         return ir.Array(array, self.span(node))
@@ -532,13 +598,19 @@ class Parser:
 
     def attribute(self, node: ast.Attribute) -> ir.Expr:
         if node.attr == "T":
-            return ir.Call("transpose", (self.expr(node.value),), (), self.span(node),
-                           self.span(node))
+            return ir.Call(
+                "transpose", (self.expr(node.value),), (), self.span(node), self.span(node)
+            )
         if node.attr in METHODS:
-            raise self.error(node, f".{node.attr} is a method: call it, as in "
-                             f"x.{node.attr}()", "unsupported")
-        raise self.error(node, f"attribute access (.{node.attr}) is not part of the language; "
-                         "only methods such as .sum(), .tanh() and .T", "attribute")
+            raise self.error(
+                node, f".{node.attr} is a method: call it, as in x.{node.attr}()", "unsupported"
+            )
+        raise self.error(
+            node,
+            f"attribute access (.{node.attr}) is not part of the language; "
+            "only methods such as .sum(), .tanh() and .T",
+            "attribute",
+        )
 
     def subscript(self, node: ast.Subscript) -> ir.Expr:
         value = self.expr(node.value)
@@ -546,11 +618,13 @@ class Parser:
         key: list[ir.Static | ir.SSlice] = []
         for part in parts:
             if isinstance(part, ast.Slice):
-                key.append(ir.SSlice(
-                    None if part.lower is None else self.static(part.lower),
-                    None if part.upper is None else self.static(part.upper),
-                    None if part.step is None else self.static(part.step),
-                ))
+                key.append(
+                    ir.SSlice(
+                        None if part.lower is None else self.static(part.lower),
+                        None if part.upper is None else self.static(part.upper),
+                        None if part.step is None else self.static(part.step),
+                    )
+                )
             else:
                 key.append(self.static(part))
         return ir.Index(value, tuple(key), self.span(node))
@@ -588,23 +662,25 @@ class Parser:
         kwargs: list[tuple[str, object]] = []
         for kw in node.keywords:
             if kw.arg is None:
-                raise self.error(kw.value, "**unpacking is not part of the language",
-                                 "unsupported")
+                raise self.error(kw.value, "**unpacking is not part of the language", "unsupported")
             if kw.arg not in allowed:
                 can = f"; {name} takes {', '.join(allowed)}" if allowed else ""
-                raise self.error(kw, f"{name}() has no keyword '{kw.arg}'{can}",
-                                 "keyword")
+                raise self.error(kw, f"{name}() has no keyword '{kw.arg}'{can}", "keyword")
             kwargs.append((kw.arg, self.keyword_value(kw.arg, kw.value)))
 
         def count(lo: int, hi: int, usage: str) -> None:
             if not lo <= len(args) <= hi:
                 raise self.error(node, f"{name} takes {usage}", "arguments")
 
-        if name == "grad":  # the gradient as a graph (engine/higher.py)
+        if name == "grad":  # the gradient as a graph (engine/autograd/higher.py)
             count(2, 2, "an output and a name: grad(L, x)")
             if not isinstance(args[1], ast.Name):
-                raise self.error(args[1], "grad(L, x) takes the gradient with respect to a "
-                                 "name: x must be a name bound to a value", "arguments")
+                raise self.error(
+                    args[1],
+                    "grad(L, x) takes the gradient with respect to a "
+                    "name: x must be a name bound to a value",
+                    "arguments",
+                )
             return ir.Call(name, (self.expr(args[0]), self.expr(args[1])), (), span, func_span)
         if name in UNARY or name in {"const", "detach"}:
             count(1, 1, f"one value: {name}(x)")
@@ -647,33 +723,41 @@ class Parser:
             return self.constructor(name, node, args, span, func_span)
         raise self.error(node, f"unknown function '{name}'", "unknown_function")
 
-    def constructor(self, name: str, node: ast.Call, args: list[ast.AST], span: Span,
-                    func_span: Span) -> ir.Expr:
+    def constructor(
+        self, name: str, node: ast.Call, args: list[ast.AST], span: Span, func_span: Span
+    ) -> ir.Expr:
         if name == "full":
             if len(args) != 2:
-                raise self.error(node, "full takes a shape and a number: full((2, 3), 0.5)",
-                                 "arguments")
+                raise self.error(
+                    node, "full takes a shape and a number: full((2, 3), 0.5)", "arguments"
+                )
             shape_node = args[0]
-            dims = (shape_node.elts if isinstance(shape_node, ast.Tuple | ast.List)
-                    else [shape_node])
+            dims = shape_node.elts if isinstance(shape_node, ast.Tuple | ast.List) else [shape_node]
             fill = self.expr(args[1])
             if not isinstance(fill, ir.Num):
                 raise self.error(args[1], "full's fill value must be a number", "arguments")
-            return ir.Call(name, (ir.StaticArg(tuple(self.static(d) for d in dims), span), fill),
-                           (), span, func_span)
+            return ir.Call(
+                name,
+                (ir.StaticArg(tuple(self.static(d) for d in dims), span), fill),
+                (),
+                span,
+                func_span,
+            )
         if name == "arange":
             if len(args) != 1:
                 raise self.error(node, "arange takes one whole number: arange(5)", "arguments")
-            return ir.Call(name, (ir.StaticArg((self.static(args[0]),), span),), (), span,
-                           func_span)
+            return ir.Call(
+                name, (ir.StaticArg((self.static(args[0]),), span),), (), span, func_span
+            )
         if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
             dims = list(args[0].elts)
         else:
             dims = args
         if not dims:
             raise self.error(node, f"{name} needs a shape: {name}(2, 3)", "arguments")
-        return ir.Call(name, (ir.StaticArg(tuple(self.static(d) for d in dims), span),), (),
-                       span, func_span)
+        return ir.Call(
+            name, (ir.StaticArg(tuple(self.static(d) for d in dims), span),), (), span, func_span
+        )
 
     def keyword_value(self, key: str, node: ast.AST) -> object:
         if key == "keepdims":
@@ -711,15 +795,22 @@ class Parser:
         if isinstance(node, ast.Name) and node.id in self.loop_vars:
             return ir.SVar(node.id, self.span(node))
         if isinstance(node, ast.BinOp) and type(node.op) in STATIC_OPS:
-            return ir.SBin(STATIC_OPS[type(node.op)], self.static(node.left),
-                           self.static(node.right), self.span(node))
+            return ir.SBin(
+                STATIC_OPS[type(node.op)],
+                self.static(node.left),
+                self.static(node.right),
+                self.span(node),
+            )
         if isinstance(node, ast.Constant) and isinstance(node.value, float):
             raise self.error(node, "a whole number is needed here, not a fraction", "static")
         if isinstance(node, ast.Name):
-            raise self.error(node, f"'{node.id}' is a value, but a fixed whole number (or a "
-                             "loop variable) is needed here", "static")
-        raise self.error(node, "a fixed whole number (or a loop variable) is needed here",
-                         "static")
+            raise self.error(
+                node,
+                f"'{node.id}' is a value, but a fixed whole number (or a "
+                "loop variable) is needed here",
+                "static",
+            )
+        raise self.error(node, "a fixed whole number (or a loop variable) is needed here", "static")
 
     def static_value(self, node: ast.AST) -> int:
         s = self.static(node)

@@ -18,9 +18,9 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
+from engine.autograd.value import Value
 from engine.errors import ProgramError
 from engine.limits import Limits
-from engine.value import Value
 
 # What the trace JSON writes per input edge that carries gradient: the contribution, the grad
 # before and after the `+=`, and the step's `grads` delta (docs/trace-format.md).

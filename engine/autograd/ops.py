@@ -7,7 +7,7 @@ returns one contribution per input, already summed back to that input's shape (N
 gradient is needed). Rules are written with operators and `m`'s functions only, so the same
 rule can later run on graph nodes instead of arrays (higher-order gradients).
 Before any of that, `out_shape(*shapes)` gives the result's shape and `work_elements(*shapes)`
-the elements of the largest array the forward or backward makes, so that engine/build.py can
+the elements of the largest array the forward or backward makes, so that engine/language/build.py can
 refuse an op over max_tensor_elements before it allocates anything.
 
 `rules` is the chain-rule term per input for the trace, with `ū` the upstream grad, `{0}`, `{1}`
@@ -33,7 +33,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import numpy as np
 
-from engine.value import Value, as_array, constant, lift, op_result
+from engine.autograd.value import Value, as_array, constant, lift, op_result
 
 Array = np.ndarray
 Grads = tuple[Array | None, ...]
@@ -42,7 +42,7 @@ Needs = Sequence[bool]
 
 class Math(Protocol):
     """The namespace `m` a gradient rule computes with: ArrayMath on arrays, ScalarMath on
-    float64 scalars, engine.higher's GraphMath on graph nodes. Its functions take and give
+    float64 scalars, engine.autograd.higher's GraphMath on graph nodes. Its functions take and give
     whichever of those the rule is running on."""
 
     def exp(self, x: Any, /) -> Any: ...
@@ -1282,7 +1282,7 @@ detach = const
 
 
 def _install_operators() -> None:
-    """Give Value its operators, so `x*y + x` builds graph nodes. engine.value declares them
+    """Give Value its operators, so `x*y + x` builds graph nodes. engine.autograd.value declares them
     for the type checker, which refuses an assignment to a declared method: hence setattr."""
     attached: dict[str, Any] = {
         "__add__": add,

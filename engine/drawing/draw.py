@@ -43,7 +43,7 @@ from typing import Any
 
 import numpy as np
 
-from engine import layout
+from engine.drawing import layout
 from engine.limits import Limits, current_deadline
 
 # Drawing limits. Each is a setting, not a law of nature; see the README.

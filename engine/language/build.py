@@ -14,12 +14,13 @@ from typing import Any
 
 import numpy as np
 
-from engine import ir, ops
+from engine.autograd import ops
+from engine.autograd.ops import OpError, shape_text
+from engine.autograd.value import Span, Value
 from engine.errors import ProgramError
-from engine.lang import did_you_mean, source_lines
+from engine.language import ir
+from engine.language.parse import did_you_mean, source_lines
 from engine.limits import DEFAULT_LIMITS, Limits, check_deadline, limit_named
-from engine.ops import OpError, shape_text
-from engine.value import Span, Value
 
 BINARY_OPS: dict[str, type[ops.Op]] = {
     "add": ops.Add,
@@ -95,8 +96,12 @@ class Builder:
         free = self.bind_free_names()
         self.block(self.program.body, multiplier=1)
         if self.output is None:
-            raise ProgramError("the program computes nothing: its last statement must give a "
-                               "value", 1, 1, code="no_output")
+            raise ProgramError(
+                "the program computes nothing: its last statement must give a value",
+                1,
+                1,
+                code="no_output",
+            )
         return Graph(self.nodes, self.output, free, self.grads_built)
 
     def bind_free_names(self) -> list[dict[str, Any]]:
@@ -117,8 +122,14 @@ class Builder:
         for name in free:
             given = name in self.values
             if name in self.program.label_names:
-                out.append({"name": name, "value": self.values.get(name, 0), "given": given,
-                            "labels": True})
+                out.append(
+                    {
+                        "name": name,
+                        "value": self.values.get(name, 0),
+                        "given": given,
+                        "labels": True,
+                    }
+                )
                 continue
             value = self.given_value(name) if given else np.float64(1.0)
             out.append({"name": name, "value": to_plain(value), "given": given})
@@ -129,19 +140,24 @@ class Builder:
         try:
             array = np.asarray(raw, dtype=np.float64)
         except (ValueError, TypeError):
-            raise ProgramError(f"the value for '{name}' must be a number or a nested list of "
-                               "numbers with rows of equal length", code="bad_value") from None
+            raise ProgramError(
+                f"the value for '{name}' must be a number or a nested list of "
+                "numbers with rows of equal length",
+                code="bad_value",
+            ) from None
         if array.ndim > ops.MAX_RANK:
-            raise ProgramError(f"the value for '{name}': {ops.rank_message(array.shape)}",
-                               code="bad_value")
+            raise ProgramError(
+                f"the value for '{name}': {ops.rank_message(array.shape)}", code="bad_value"
+            )
         if ops.footprint(array.shape) > self.limits.max_tensor_elements:
             raise ProgramError(
                 f"the value for '{name}' has {ops.footprint(array.shape):,} numbers; the limit "
                 f"is {self.limits.max_tensor_elements:,} (max_tensor_elements)",
-                code="too_large", limit="max_tensor_elements")
+                code="too_large",
+                limit="max_tensor_elements",
+            )
         if not np.isfinite(array).all():
-            raise ProgramError(f"the value for '{name}' is not a finite number",
-                               code="bad_value")
+            raise ProgramError(f"the value for '{name}' is not a finite number", code="bad_value")
         return array
 
     def given_labels(self, name: str) -> int | tuple[int, ...]:
@@ -150,14 +166,18 @@ class Builder:
 
         def whole(v: Any) -> int:
             if isinstance(v, bool) or not isinstance(v, int | float) or not float(v).is_integer():
-                raise ProgramError(f"the value for '{name}' is class labels for cross_entropy: "
-                                   "a whole number or a list of whole numbers", code="labels")
+                raise ProgramError(
+                    f"the value for '{name}' is class labels for cross_entropy: "
+                    "a whole number or a list of whole numbers",
+                    code="labels",
+                )
             return int(v)
 
         if isinstance(raw, list | tuple):
             if not raw:
-                raise ProgramError(f"the value for '{name}' is an empty list of labels",
-                                   code="labels")
+                raise ProgramError(
+                    f"the value for '{name}' is an empty list of labels", code="labels"
+                )
             return tuple(whole(v) for v in raw)
         return whole(raw)
 
@@ -165,10 +185,14 @@ class Builder:
         for stmt in body:
             self.statements += 1
             if self.statements > self.limits.max_statements:
-                raise self.error(stmt.span, f"the program runs more than "
-                                 f"{self.limits.max_statements:,} statements once its loops "
-                                 "are unrolled (max_statements)", "too_large",
-                                 limit="max_statements")
+                raise self.error(
+                    stmt.span,
+                    f"the program runs more than "
+                    f"{self.limits.max_statements:,} statements once its loops "
+                    "are unrolled (max_statements)",
+                    "too_large",
+                    limit="max_statements",
+                )
             if isinstance(stmt, ir.Assign):
                 self.assign(stmt)
             elif isinstance(stmt, ir.Output):
@@ -207,7 +231,9 @@ class Builder:
                 stmt.span,
                 f"this loop would run {count * multiplier:,} times; the limit is "
                 f"{self.limits.max_loop_iterations:,} iterations (max_loop_iterations)",
-                "too_large", limit="max_loop_iterations")
+                "too_large",
+                limit="max_loop_iterations",
+            )
         for i in range(start, stop, step):
             self.loop_env[stmt.var] = i
             self.block(stmt.body, multiplier * max(count, 1))
@@ -217,11 +243,13 @@ class Builder:
     def expr(self, e: ir.Expr, leaf_name: str | None = None) -> Value | LabelValue:
         """Evaluate e; a literal bound straight to a name (leaf_name) becomes a leaf."""
         if isinstance(e, ir.Num):
-            return self.new_node(np.float64(e.value), e.span,
-                                 kind="leaf" if leaf_name else "const", name=leaf_name)
+            return self.new_node(
+                np.float64(e.value), e.span, kind="leaf" if leaf_name else "const", name=leaf_name
+            )
         if isinstance(e, ir.Array):
-            return self.new_node(e.value.copy(), e.span,
-                                 kind="leaf" if leaf_name else "const", name=leaf_name)
+            return self.new_node(
+                e.value.copy(), e.span, kind="leaf" if leaf_name else "const", name=leaf_name
+            )
         if isinstance(e, ir.Name):
             return self.name(e)
         if isinstance(e, ir.BinOp):
@@ -254,8 +282,11 @@ class Builder:
         node = self.expr(e)
         if isinstance(node, LabelValue):
             span = getattr(e, "span", None)
-            raise self.error(span, "these are class labels for cross_entropy; they cannot "
-                             "also be used as a value", "labels")
+            raise self.error(
+                span,
+                "these are class labels for cross_entropy; they cannot also be used as a value",
+                "labels",
+            )
         return node
 
     def name(self, e: ir.Name) -> Value | LabelValue:
@@ -284,7 +315,8 @@ class Builder:
         kwargs = dict(e.kwargs)
         if f in ("sum", "mean"):
             op: ops.Op = (ops.Sum if f == "sum" else ops.Mean)(
-                self.axis(kwargs.get("axis")), bool(kwargs.get("keepdims", False)))
+                self.axis(kwargs.get("axis")), bool(kwargs.get("keepdims", False))
+            )
             return self.apply(op, (self.value(e.args[0]),), e.span)  # type: ignore[arg-type]
         if f in ("softmax", "log_softmax"):
             axis = self.axis(kwargs.get("axis", ir.SInt(-1)))
@@ -302,8 +334,11 @@ class Builder:
             z = self.value(e.args[0])  # type: ignore[arg-type]
             labels = self.expr(e.args[1])  # type: ignore[arg-type]
             if not isinstance(labels, LabelValue):
-                raise self.error(e.span, "cross_entropy's second argument is the class "
-                                 "labels: an int or a list of ints", "labels")
+                raise self.error(
+                    e.span,
+                    "cross_entropy's second argument is the class labels: an int or a list of ints",
+                    "labels",
+                )
             return self.apply(ops.CrossEntropy(labels.labels), (z,), e.span)
         if f == "grad":
             return self.grad_call(e)
@@ -333,30 +368,41 @@ class Builder:
         else:  # arange
             data = np.arange(shape[0], dtype=np.float64)
         kind = "leaf" if leaf_name else "const"
-        return self.new_node(np.asarray(data, dtype=np.float64), e.span, kind=kind,
-                             name=leaf_name, counted=True)
+        return self.new_node(
+            np.asarray(data, dtype=np.float64), e.span, kind=kind, name=leaf_name, counted=True
+        )
 
     def grad_call(self, e: ir.Call) -> Value:
-        """grad(L, x): ∂L/∂x built as graph nodes by the ops' own rules (engine/higher.py), so
+        """grad(L, x): ∂L/∂x built as graph nodes by the ops' own rules (engine/autograd/higher.py), so
         it can be differentiated again. Every node it makes is placed at the call."""
-        from engine.higher import describe, grad
+        from engine.autograd.higher import describe, grad
 
         output = self.value(e.args[0])  # type: ignore[arg-type]
         wrt = self.value(e.args[1])  # type: ignore[arg-type]
         if not wrt.requires_grad:
-            raise self.error(e.args[1].span, "grad(L, x): x is a constant here, so it has "  # type: ignore[union-attr]
-                             "no gradient; use a leaf or a value computed from one", "arguments")
+            raise self.error(
+                e.args[1].span,
+                "grad(L, x): x is a constant here, so it has "  # type: ignore[union-attr]
+                "no gradient; use a leaf or a value computed from one",
+                "arguments",
+            )
         made: list[Value] = []
         try:
-            (result,) = grad(output, [wrt], on_node=made.append,
-                             max_new=max(1, self.limits.max_nodes - len(self.nodes)),
-                             max_elements=self.limits.max_tensor_elements,
-                             max_new_elements=max(
-                                 1, self.limits.max_total_elements - self.total_elements))
+            (result,) = grad(
+                output,
+                [wrt],
+                on_node=made.append,
+                max_new=max(1, self.limits.max_nodes - len(self.nodes)),
+                max_elements=self.limits.max_tensor_elements,
+                max_new_elements=max(1, self.limits.max_total_elements - self.total_elements),
+            )
         except OpError as err:
-            raise self.error(e.span, f"grad(…): {err.message}", err.code,
-                             limit=limit_named(err.message) if err.code == "too_large"
-                             else None) from None
+            raise self.error(
+                e.span,
+                f"grad(…): {err.message}",
+                err.code,
+                limit=limit_named(err.message) if err.code == "too_large" else None,
+            ) from None
         for node in made:
             self.count_node(e.span)
             self.check_elements(node.data.size, e.span)
@@ -365,17 +411,22 @@ class Builder:
             self.total_elements += node.data.size
             self.place(node, e.span)
             node.text = describe(node) if node.op is not None else None
-        self.grads_built.append({"output": output, "wrt": wrt, "result": result,
-                                 "nodes": made, "span": e.span})
+        self.grads_built.append(
+            {"output": output, "wrt": wrt, "result": result, "nodes": made, "span": e.span}
+        )
         return result
 
     # --- making nodes ------------------------------------------------------------------------
     def count_node(self, span: Span | None) -> None:
         check_deadline()  # max_request_seconds, when the app set a deadline
         if len(self.nodes) >= self.limits.max_nodes:
-            raise self.error(span, f"the program makes more than {self.limits.max_nodes:,} "
-                             "graph nodes once its loops are unrolled (max_nodes)",
-                             "too_large", limit="max_nodes")
+            raise self.error(
+                span,
+                f"the program makes more than {self.limits.max_nodes:,} "
+                "graph nodes once its loops are unrolled (max_nodes)",
+                "too_large",
+                limit="max_nodes",
+            )
 
     def check_shape(self, shape: tuple[int, ...], span: Span | None) -> None:
         """May a value of `shape` be made? Its rank, its elements (an empty value charged as
@@ -385,15 +436,20 @@ class Builder:
         size = math.prod(shape)
         charged = size or ops.footprint(shape)
         if charged > self.limits.max_tensor_elements and not size:
-            raise self.error(span, f"this value of shape {shape_text(shape)} is empty, but "
-                             f"counting its length-0 axes as 1 it has {charged:,} elements; "
-                             f"the limit is {self.limits.max_tensor_elements:,} per value "
-                             "(max_tensor_elements)", "too_large",
-                             limit="max_tensor_elements")
+            raise self.error(
+                span,
+                f"this value of shape {shape_text(shape)} is empty, but "
+                f"counting its length-0 axes as 1 it has {charged:,} elements; "
+                f"the limit is {self.limits.max_tensor_elements:,} per value "
+                "(max_tensor_elements)",
+                "too_large",
+                limit="max_tensor_elements",
+            )
         self.check_elements(size, span)
 
-    def check_work(self, op: ops.Op, shapes: tuple[tuple[int, ...], ...],
-                   span: Span | None) -> None:
+    def check_work(
+        self, op: ops.Op, shapes: tuple[tuple[int, ...], ...], span: Span | None
+    ) -> None:
         """Refuse an op whose inside (op.work_elements) is larger than one value may be:
         `mse(zeros(16384, 1), zeros(1, 16384))` is one number, made from 268 million."""
         if type(op).work_elements is ops.Op.work_elements:
@@ -401,26 +457,44 @@ class Builder:
         work = op.work_elements(*shapes)
         if work > self.limits.max_tensor_elements:
             listed = " and ".join(shape_text(s) for s in shapes)
-            raise self.error(span, f"{op.name} of {listed} would make {work:,} elements "
-                             "inside it (a value larger than its result); the limit is "
-                             f"{self.limits.max_tensor_elements:,} per value "
-                             "(max_tensor_elements)", "too_large",
-                             limit="max_tensor_elements")
+            raise self.error(
+                span,
+                f"{op.name} of {listed} would make {work:,} elements "
+                "inside it (a value larger than its result); the limit is "
+                f"{self.limits.max_tensor_elements:,} per value "
+                "(max_tensor_elements)",
+                "too_large",
+                limit="max_tensor_elements",
+            )
 
     def check_elements(self, size: int, span: Span | None) -> None:
         if size > self.limits.max_tensor_elements:
-            raise self.error(span, f"this value would have {size:,} elements; the limit is "
-                             f"{self.limits.max_tensor_elements:,} per value "
-                             "(max_tensor_elements)", "too_large",
-                             limit="max_tensor_elements")
+            raise self.error(
+                span,
+                f"this value would have {size:,} elements; the limit is "
+                f"{self.limits.max_tensor_elements:,} per value "
+                "(max_tensor_elements)",
+                "too_large",
+                limit="max_tensor_elements",
+            )
         if self.total_elements + size > self.limits.max_total_elements:
-            raise self.error(span, f"the program's values would hold more than "
-                             f"{self.limits.max_total_elements:,} elements in all "
-                             "(max_total_elements)", "too_large",
-                             limit="max_total_elements")
+            raise self.error(
+                span,
+                f"the program's values would hold more than "
+                f"{self.limits.max_total_elements:,} elements in all "
+                "(max_total_elements)",
+                "too_large",
+                limit="max_total_elements",
+            )
 
-    def new_node(self, data: Any, span: Span | None, kind: str, name: str | None = None,
-                 counted: bool = False) -> Value:
+    def new_node(
+        self,
+        data: Any,
+        span: Span | None,
+        kind: str,
+        name: str | None = None,
+        counted: bool = False,
+    ) -> Value:
         self.count_node(span)
         array = np.asarray(data, dtype=np.float64)
         if not counted:
@@ -506,10 +580,13 @@ class Builder:
         if not exponent.requires_grad and exponent.data.ndim == 0:
             b = float(exponent.data)
             if abs(b) > self.limits.max_exponent:
-                raise self.error(getattr(e, "span", None),
-                                 f"the exponent {b:g} is larger than the limit of "
-                                 f"{self.limits.max_exponent:g} (max_exponent)",
-                                 "too_large", limit="max_exponent")
+                raise self.error(
+                    getattr(e, "span", None),
+                    f"the exponent {b:g} is larger than the limit of "
+                    f"{self.limits.max_exponent:g} (max_exponent)",
+                    "too_large",
+                    limit="max_exponent",
+                )
 
     # --- errors --------------------------------------------------------------------------------
     def text(self, span: Span | None) -> str | None:
@@ -526,12 +603,20 @@ class Builder:
         # `#` always starts one. Keep only the code.
         return " ".join(part.split("#", 1)[0].strip() for part in lines)
 
-    def error(self, span: Span | None, message: str, code: str = "invalid",
-              limit: str | None = None) -> ProgramError:
+    def error(
+        self, span: Span | None, message: str, code: str = "invalid", limit: str | None = None
+    ) -> ProgramError:
         if span is None:
             return ProgramError(message, code=code, limit=limit)
-        return ProgramError(message, span.line, span.column, end_line=span.end_line,
-                            end_column=span.end_column, code=code, limit=limit)
+        return ProgramError(
+            message,
+            span.line,
+            span.column,
+            end_line=span.end_line,
+            end_column=span.end_column,
+            code=code,
+            limit=limit,
+        )
 
 
 def shorten(text: str | None) -> str | None:

@@ -37,10 +37,10 @@ from typing import Any
 
 import numpy as np
 
-from engine import draw
+from engine.drawing import draw
 from engine.errors import ProgramError
 from engine.program import run
-from engine.table import grad_table
+from engine.tracing.table import grad_table
 
 ROOT = Path(__file__).resolve().parents[1]
 # A checkout (or an editable install) has these beside engine/; GRADTRACE_ASSETS points
@@ -542,7 +542,7 @@ def standalone_html(
         "css": Markup(_inline(_asset("static", "app.css").read_text("utf-8"), "style")),
         "js": Markup(_inline(_asset("static", "app.js").read_text("utf-8"), "script")),
         "state_json": Markup(json_for_script(state)),
-        "svg": svg,  # from engine.draw: escaped there, safe to inline
+        "svg": svg,  # from engine.drawing.draw: escaped there, safe to inline
         "draw_error": draw_error,
         "source": source,
         "values_text": values_text,

@@ -4,7 +4,7 @@
     run("x*y + x", values={"x": 2, "y": 3})                  # the interactive stepper
     run("x*y + x", values={"x": 2, "y": 3}).show(step=1, lang="zh")
 
-`Trace` (engine/trace.py) takes these methods from `NotebookDisplay`; Jupyter asks for them:
+`Trace` (engine/tracing/record.py) takes these methods from `NotebookDisplay`; Jupyter asks for them:
 - `_repr_html_`: the static SVG of the step, then a script that swaps it for the interactive
   stepper (drawing, controls, table, explanations, both languages) in an iframe. Everything is
   inline and nothing is fetched. Where scripts do not run (an untrusted notebook, GitHub, a
@@ -43,7 +43,8 @@ class Diagram:
         return data
 
     def _repr_svg_(self) -> str:
-        from engine import draw, export
+        from engine.drawing import draw
+        from engine.exports import files as export
 
         try:
             svg = export.step_svg(
@@ -54,7 +55,7 @@ class Diagram:
         return svg.removeprefix(export.XML_DECLARATION).strip()
 
     def _repr_html_(self) -> str:
-        from engine import export
+        from engine.exports import files as export
 
         try:
             return export.notebook_html(
@@ -73,7 +74,7 @@ class Diagram:
 
 
 class NotebookDisplay:
-    """Jupyter's display methods for a trace (mixed into engine.trace.Trace)."""
+    """Jupyter's display methods for a trace (mixed into engine.tracing.record.Trace)."""
 
     def show(
         self,
@@ -101,7 +102,7 @@ class NotebookDisplay:
 
 def summary_text(trace: Any) -> str:
     """`<Trace out = 8: 4 nodes, 3 steps; x.grad = 4, y.grad = 2>` (grads of up to 6 leaves)."""
-    from engine.draw import fmt
+    from engine.drawing.draw import fmt
 
     data = trace.to_dict()
     out = next((n for n in data["nodes"] if n["id"] == data["output"]), None)

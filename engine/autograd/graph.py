@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import heapq
 
-from engine.value import Value
+from engine.autograd.value import Value
 
 
 def dfs_order(root: Value) -> list[Value]:

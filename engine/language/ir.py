@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from engine.value import Span
+from engine.autograd.value import Span
 
 # --- static ints -------------------------------------------------------------------------------
 

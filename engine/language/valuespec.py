@@ -32,8 +32,7 @@ def parse_values(text: str | None) -> dict[str, Any]:
     if not text:
         return {}
     if len(text) > MAX_VALUES_CHARS:
-        raise ValuesError(f"values is longer than {MAX_VALUES_CHARS} characters", 413,
-                          "too_large")
+        raise ValuesError(f"values is longer than {MAX_VALUES_CHARS} characters", 413, "too_large")
     if text.startswith("{"):
         try:
             obj = json.loads(text, parse_constant=no_constant)

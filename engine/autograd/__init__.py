@@ -1,0 +1,1 @@
+"""The autograd core: values, ops, the graph and the one reverse walk."""

@@ -1,0 +1,1 @@
+"""The drawing: DOT from a trace, laid out by Graphviz, finished as SVG."""

@@ -1,0 +1,1 @@
+"""Exports outside the engine's core: files, standalone HTML, notebooks."""

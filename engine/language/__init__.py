@@ -1,0 +1,1 @@
+"""The language: source text parsed to an IR, then built into a graph."""

@@ -1,0 +1,1 @@
+"""The trace: what backward() did, step by step, recorded and made JSON."""

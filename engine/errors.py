@@ -24,13 +24,10 @@ class ProgramError(Exception):
         limit: str | None = None,
     ) -> None:
         super().__init__(message)
-        self.message = message
-        self.line = line
-        self.column = column
-        self.end_line = end_line
-        self.end_column = end_column
-        self.code = code
-        self.limit = limit
+        self.message, self.code, self.limit = message, code, limit
+        # Where: 1-based lines and columns (code points), None when it is not known.
+        self.line, self.column = line, column
+        self.end_line, self.end_column = end_line, end_column
 
     @property
     def status(self) -> int:

@@ -179,7 +179,7 @@ Domain = tuple[float, float]
 
 @dataclass
 class OpCase:
-    """One row: an op of engine/autograd/ops.py, its engine call and its PyTorch equivalent.
+    """One row: an op of engine/autograd/ops/, its engine call and its PyTorch equivalent.
 
     `shapes` are the inputs' shapes; `domain` is one (low, high) range for every input or one
     per input; `fixed` gives exact inputs instead (ties, zeros, masks). `kink` marks inputs where

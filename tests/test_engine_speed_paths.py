@@ -23,9 +23,11 @@ from hypothesis import given, settings
 
 import engine
 import engine.autograd.ops as O
+import engine.autograd.ops.forward as forward
 from engine.autograd.graph import dfs_order
 from engine.autograd.value import Value, constant, leaf
-from engine.tracing.record import make_step, record_of, trace
+from engine.tracing.record import trace
+from engine.tracing.steps import make_step, record_of
 from tests.strategies import programs, to_source
 
 F64 = np.float64
@@ -178,10 +180,10 @@ def test_fast_path_nodes_are_general_path_nodes(op: O.Op) -> None:
             fast = O.apply(op, *ins)
         except O.OpError as err:
             with pytest.raises(O.OpError) as general_err:
-                O._apply_arrays(op, tuple(ins))
+                forward._apply_arrays(op, tuple(ins))
             assert err.message == general_err.value.message
             continue
-        general = O._apply_arrays(op, tuple(ins))
+        general = forward._apply_arrays(op, tuple(ins))
         assert type(fast.data) is F64 and type(general.data) is np.ndarray
         assert same(fast.data, general.data[()])
         assert fast.inputs == tuple(ins) and fast.kind == "op" and fast.op is op
@@ -237,17 +239,17 @@ def test_quiet_belongs_to_its_thread() -> None:
     seen: list[bool] = []
 
     def other() -> None:
-        seen.append(O._is_quiet())
+        seen.append(forward._is_quiet())
 
     with O.quiet():
-        assert O._is_quiet()
+        assert forward._is_quiet()
         with O.quiet():  # re-entrant
-            assert O._is_quiet()
-        assert O._is_quiet()
+            assert forward._is_quiet()
+        assert forward._is_quiet()
         t = threading.Thread(target=other)
         t.start()
         t.join()
-    assert seen == [False] and not O._is_quiet()
+    assert seen == [False] and not forward._is_quiet()
 
 
 def test_numbers_on_either_side_take_the_fast_path() -> None:

@@ -138,7 +138,8 @@ def test_results_and_empty_values_at_the_boundary(under: str, over: str) -> None
 # --- op by op: work_elements bounds what compute and gradient allocate --------------------------
 
 Shapes = tuple[tuple[int, ...], ...]
-# Each op of engine.autograd.ops.OPS with the inputs that make its inside largest against its result.
+# Each op of engine.autograd.ops.OPS with the inputs that make its inside largest against its
+# result.
 WORST: list[tuple[Callable[[], ops.Op], Shapes]] = [
     (ops.Add, ((128, 1), (1, 128))),
     (ops.Sub, ((128, 1), (1, 128))),

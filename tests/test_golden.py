@@ -2,8 +2,9 @@
 PyTorch (float64) in the test itself. Where a note and PyTorch disagree, PyTorch decides
 (seeds/ERRATA.md).
 
-Each example runs through the Python API (engine.autograd.value.leaf + operators, engine.tracing.record.trace) and
-through the language (engine.run), the latter skipped while the front end does not exist.
+Each example runs through the Python API (engine.autograd.value.leaf + operators,
+engine.tracing.record.trace) and through the language (engine.run), the latter skipped while the
+front end does not exist.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Every op of engine/autograd/ops.py against PyTorch (float64, CPU): forward values and every input's
+"""Every op of engine/autograd/ops/ against PyTorch (float64, CPU): forward values and every input's
 gradient to 1e-9 relative, through the engine's Python API.
 
 Table-driven: each row of `strategies.op_cases()` names an op, how the engine and torch call
@@ -53,7 +53,7 @@ def test_op_matches_torch(case: OpCase) -> None:
 
 
 def test_every_op_has_a_row() -> None:
-    """A new op in engine/autograd/ops.py without a row in the table fails here."""
+    """A new op in engine/autograd/ops/ without a row in the table fails here."""
     covered = {c.op for c in CASES}
     assert covered == set(O.OPS), f"ops without a test row: {sorted(set(O.OPS) - covered)}"
 
@@ -473,9 +473,10 @@ def test_numpy_array_on_the_left_builds_a_node() -> None:
 
 
 # --- index keys outside "constant ints and slices" (Python API) --------------------------------
-# The language only writes ints and slices, but engine.autograd.ops.Index takes any key from the Python
-# API. Each of these must either be refused with an OpError, or work like torch — backward and
-# the trace's to_dict() included. Today they are silently wrong or crash (see the report).
+# The language only writes ints and slices, but engine.autograd.ops.Index takes any key from the
+# Python API. Each of these must either be refused with an OpError, or work like torch —
+# backward and the trace's to_dict() included. Today they are silently wrong or crash (see the
+# report).
 
 
 def _index_or_refuse(X: np.ndarray, key: Any) -> tuple[Any, Any] | None:

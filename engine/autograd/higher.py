@@ -9,8 +9,9 @@ again:
     g = grad(x**3, x)          # 3·x² = 27, built as mul(3, pow(x, 2))
     g.backward(); x.grad       # 6·x = 18: the second backward pass
 
-The rules in engine/autograd/ops.py are written with operators and `m.` functions only, so they run
-unchanged here. Their inputs arrive wrapped as `G` (which also answers `.shape`, `.ndim`,
+The rules in engine/autograd/ops are written with operators and `m.` functions only, so they
+run unchanged here, on backward()'s own walk (engine.autograd.backward.walk) with
+`GraphGrads`. Their inputs arrive wrapped as `G` (which also answers `.shape`, `.ndim`,
 comparisons and so on from the forward value); comparisons and masks stay constants, since
 they are piecewise constant and have no gradient. Work among constants is folded into one
 constant node, so `1·3` in a rule becomes `3`, not two nodes.
@@ -24,76 +25,12 @@ from typing import Any
 import numpy as np
 
 from engine.autograd import ops
+from engine.autograd.backward import walk
 from engine.autograd.graph import dfs_order
-from engine.autograd.ops import ARRAY_MATH, Grads, Math, Needs, Op, OpError
+from engine.autograd.ops import ARRAY_MATH, BINARY_OPERATORS, Op, OpError
+from engine.autograd.ops.gradients import BroadcastTo, Scatter, Where
+from engine.autograd.ops.operators import DUNDERS
 from engine.autograd.value import Value, constant
-
-# --- the few graph ops the rules need beyond engine/autograd/ops.py ---------------------------------
-
-
-class BroadcastTo(Op):
-    """f(x) = x broadcast to `shape`;  x̄ += ū summed back to x's shape."""
-
-    name, symbol, rules = "broadcast_to", "broadcast", ("ū summed back to {0}'s shape",)
-
-    def __init__(self, shape: tuple[int, ...]) -> None:
-        self.shape = tuple(int(d) for d in shape)
-
-    def params(self) -> dict[str, Any]:
-        return {"shape": list(self.shape)}
-
-    def compute(self, x: np.ndarray) -> np.ndarray:
-        return np.broadcast_to(x, self.shape).copy()
-
-    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
-        return (m.sum_to(g, ins[0].shape),)
-
-
-class Scatter(Op):
-    """f(x) = zeros(shape) with x written at `key` (the gradient of indexing);  x̄ += ū[key]."""
-
-    name, symbol, rules = "scatter", "scatter", ("ū[key]",)
-
-    def __init__(self, shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
-        self.shape = tuple(int(d) for d in shape)
-        self.key = key
-
-    def params(self) -> dict[str, Any]:
-        return {"shape": list(self.shape), "key": ops.index_text(self.key)}
-
-    def compute(self, x: np.ndarray) -> np.ndarray:
-        out = np.zeros(self.shape)
-        out[self.key] = x
-        return out
-
-    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
-        return (g[self.key],)
-
-
-class Where(Op):
-    """f(a, b) = a where `cond` else b (cond a constant mask);  ā += ū·[cond],  b̄ += ū·[¬cond]."""
-
-    name, symbol, rules = "where", "where", ("ū where cond", "ū where not cond")
-
-    def __init__(self, cond: np.ndarray) -> None:
-        self.cond = np.asarray(cond, dtype=bool)
-
-    def params(self) -> dict[str, Any]:
-        return {"true": int(self.cond.sum()), "of": int(self.cond.size)}
-
-    def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
-        return ops.broadcast_shape(self.cond.shape, *shapes)
-
-    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
-        return np.where(self.cond, a, b)
-
-    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
-        a, b = ins
-        return (
-            m.sum_to(m.where(self.cond, g, 0.0), a.shape) if needs[0] else None,
-            m.sum_to(m.where(self.cond, 0.0, g), b.shape) if needs[1] else None,
-        )
-
 
 # --- graph values as the rules see them ------------------------------------------------------
 
@@ -117,35 +54,7 @@ class G:
     ndim = property(lambda self: self.v.data.ndim)
     size = property(lambda self: self.v.data.size)
 
-    def __add__(self, o: Any) -> G:
-        return self.m.apply(ops.Add(), self, o)
-
-    def __radd__(self, o: Any) -> G:
-        return self.m.apply(ops.Add(), o, self)
-
-    def __sub__(self, o: Any) -> G:
-        return self.m.apply(ops.Sub(), self, o)
-
-    def __rsub__(self, o: Any) -> G:
-        return self.m.apply(ops.Sub(), o, self)
-
-    def __mul__(self, o: Any) -> G:
-        return self.m.apply(ops.Mul(), self, o)
-
-    def __rmul__(self, o: Any) -> G:
-        return self.m.apply(ops.Mul(), o, self)
-
-    def __truediv__(self, o: Any) -> G:
-        return self.m.apply(ops.Div(), self, o)
-
-    def __rtruediv__(self, o: Any) -> G:
-        return self.m.apply(ops.Div(), o, self)
-
-    def __pow__(self, o: Any) -> G:
-        return self.m.apply(ops.Pow(), self, o)
-
-    def __rpow__(self, o: Any) -> G:
-        return self.m.apply(ops.Pow(), o, self)
+    # `+ - * / ** @` come from the op registry, as Value's do (below the class).
 
     def __neg__(self) -> G:
         return self.m.apply(ops.Neg(), self)
@@ -175,6 +84,18 @@ class G:
     __hash__ = None  # type: ignore[assignment]
 
 
+def _graph_operator(cls: type[Op], reflected: bool) -> Callable[[G, Any], G]:
+    def operator(self: G, o: Any) -> G:
+        return self.m.apply(cls(), o, self) if reflected else self.m.apply(cls(), self, o)
+
+    return operator
+
+
+for _symbol, _cls in BINARY_OPERATORS.items():
+    setattr(G, f"__{DUNDERS[_symbol]}__", _graph_operator(_cls, reflected=False))
+    setattr(G, f"__r{DUNDERS[_symbol]}__", _graph_operator(_cls, reflected=True))
+
+
 def data_of(x: Any) -> np.ndarray:
     if isinstance(x, G):
         return x.v.data
@@ -192,7 +113,7 @@ def node_of(x: Any) -> Value:
 
 
 class GraphMath:
-    """ArrayMath's functions (engine/autograd/ops.py), each making graph nodes instead of arrays.
+    """ArrayMath's functions (engine.autograd.ops.base), each making graph nodes, not arrays.
 
     `made` collects every node created, so the caller can count and place them."""
 
@@ -364,6 +285,41 @@ class GraphMath:
         return self.apply(ops.Softmax(axis), z)
 
 
+class GraphGrads:
+    """grad()'s Backprop for engine.autograd.backward.walk: grads are graph nodes (as `G`),
+    kept by node seq; every rule runs on the call's GraphMath, and `+=` is a graph add."""
+
+    # Every step makes graph nodes: no float64 shortcut.
+    scalar_step: Callable[[Value], bool] | None = None
+
+    def __init__(self, m: GraphMath) -> None:
+        self.m = m
+        self.grads: dict[int, Any] = {}
+
+    def begin(self, topo: list[Value]) -> None:
+        pass  # a grad not in `grads` is zero
+
+    def seed(self, root: Value) -> None:
+        self.grads[root.seq] = self.m.constant(np.ones(root.data.shape))
+
+    def local(self, node: Value) -> Sequence[Any] | None:
+        g = self.grads.get(node.seq)
+        if g is None:
+            return None  # the output does not depend on this node
+        assert node.op is not None
+        m = self.m
+        needs = [x.requires_grad for x in node.inputs]
+        return node.op.gradient(g, [m.wrap(x) for x in node.inputs], m.wrap(node), needs, m)
+
+    def add(self, node: Value, i: int, x: Value, contribution: Any) -> None:
+        c = contribution if isinstance(contribution, G) else self.m.constant(data_of(contribution))
+        old = self.grads.get(x.seq)
+        self.grads[x.seq] = c if old is None else old + c
+
+    def step(self, node: Value, edges: list[Any]) -> None:
+        pass  # on_node sees the nodes made, once the walk is over
+
+
 def grad(
     output: Value,
     wrt: Sequence[Value],
@@ -375,28 +331,16 @@ def grad(
 ) -> list[Value]:
     """∂output/∂w for each w in `wrt`, as graph nodes (a non-scalar output counts as its sum).
 
-    The walk is backward()'s (DFS order, `+=` as a graph add), with every rule run on graph
-    nodes. `on_node` sees each node created (in creation order) once the walk is over — only
+    The walk is backward()'s own (DFS order, `+=` as a graph add), with every rule run on
+    graph nodes. `on_node` sees each node created (in creation order) once the walk is over — only
     the ones the results depend on. `max_new` bounds how many nodes may be created,
     `max_elements` the elements of each and `max_new_elements` the elements of all: each is
     checked before the node is made, so a gradient too large to build costs nothing."""
     m = GraphMath(max_new, max_elements, max_new_elements)
-    topo = dfs_order(output)
-    grads: dict[int, G] = {output.seq: m.constant(np.ones(output.data.shape))}
-    for node in reversed(topo):
-        g = grads.get(node.seq)
-        if g is None or node.op is None or not node.requires_grad:
-            continue
-        needs = [x.requires_grad for x in node.inputs]
-        ins = [m.wrap(x) for x in node.inputs]
-        with np.errstate(all="ignore"):
-            contributions = node.op.gradient(g, ins, m.wrap(node), needs, m)
-        for x, raw, need in zip(node.inputs, contributions, needs, strict=True):
-            if raw is None or not need:
-                continue
-            c = raw if isinstance(raw, G) else m.constant(data_of(raw))
-            old = grads.get(x.seq)
-            grads[x.seq] = c if old is None else old + c
+    how = GraphGrads(m)
+    with ops.quiet():
+        walk(output, dfs_order(output), how)
+    grads = how.grads
     results = []
     for w in wrt:
         found = grads.get(w.seq)

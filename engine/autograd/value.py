@@ -11,7 +11,7 @@ import numpy as np
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-    from engine.autograd.ops import Op
+    from engine.autograd.ops.base import Op
 
 # Creation order, the only thing that orders nodes made through the Python API. Never id().
 _creation = itertools.count()
@@ -43,7 +43,8 @@ def as_array(data: Any) -> np.ndarray:
 class Value:
     """A float64 array with the op and inputs that produced it, and its gradient.
 
-    Operators (`+ - * / ** @`, unary `-`, indexing, `.T`) are attached by engine.autograd.ops.
+    Operators (`+ - * / ** @`, unary `-`, indexing, `.T`) and methods (`exp`, `sum`, …) are
+    attached by engine.autograd.ops.operators, `backward` by engine.autograd.backward.
 
     `kind` is "leaf" (a parameter, gets a gradient), "const" (a number in the program, or what
     `const()` cut off: no gradient) or "op" (the result of an op).
@@ -72,8 +73,8 @@ class Value:
         name: str | None = None,
         kind: str | None = None,
     ) -> None:
-        # A 0-d result of an op may be a NumPy float64 scalar (engine.autograd.ops' scalar fast path):
-        # it has the same shape/ndim/dtype/item() as a 0-d array and is many times faster.
+        # A 0-d result of an op may be a NumPy float64 scalar (the ops' scalar fast path): it
+        # has the same shape/ndim/dtype/item() as a 0-d array and is many times faster.
         # Typed as the array it stands in for, hence the ignore.
         self.data: np.ndarray = (
             data if type(data) is np.ndarray or type(data) is np.float64 else as_array(data)  # type: ignore[assignment]
@@ -106,15 +107,13 @@ class Value:
         what = self.label or (self.op.name if self.op else self.kind)
         return f"Value({what}, shape={self.data.shape})"
 
-    def backward(self, recorder: Any = None, accumulate: str = "add", order: str = "dfs") -> None:
-        """Fill `.grad` of every node this one depends on (see engine.autograd.backward)."""
-        from engine.autograd.backward import backward
-
-        backward(self, recorder=recorder, accumulate=accumulate, order=order)
-
     if TYPE_CHECKING:
-        # What engine.autograd.ops attaches at import (`_install_operators`), for the type checker only:
-        # at run time these names come from engine.autograd.ops, never from here.
+        # What engine.autograd.ops.operators attaches at import (from the op registry), and
+        # engine.autograd.backward `backward`: declared for the type checker only, so that this
+        # module imports neither (tests/test_op_paths.py holds the lists equal).
+        def backward(
+            self, recorder: Any = None, accumulate: str = "add", order: str = "dfs"
+        ) -> None: ...
         def __add__(self, other: Any) -> Value: ...
         def __radd__(self, other: Any) -> Value: ...
         def __sub__(self, other: Any) -> Value: ...

@@ -1,0 +1,237 @@
+"""Elementwise ops with two inputs, under NumPy broadcasting: + − · / ** max min.
+
+Each class states its maths in its docstring, computes it (`compute`), differentiates it
+(`gradient`, for any Math) and, as the scalar fast path, computes both again on float64
+scalars (`scalar`, `scalar_grad`). The lower-case function under each class builds a node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from engine.autograd.ops.base import SCALAR_MATH, Array, Grads, Math, Needs, Op
+from engine.autograd.ops.forward import op_function
+from engine.autograd.ops.shapes import broadcast_shape
+
+_ZERO = np.float64(0.0)
+_ONE = np.float64(1.0)
+
+
+class Binary(Op):
+    """An elementwise op of two values, broadcast as NumPy does."""
+
+    arity = 2
+    domain_hint = "the result is beyond float64's range (about ±1.8e308)"
+    elementwise = True
+
+    def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+        return broadcast_shape(*shapes)
+
+    def scalar(self, x: Any, y: Any) -> Any:
+        """`compute` on two float64 scalars (the op's own maths, unless a subclass writes it
+        out without NumPy's array machinery)."""
+        return self.compute(x, y)
+
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
+        """`gradient` on float64 scalars: (ā contribution, b̄ contribution). A subclass may give
+        both even where `na`/`nb` is False; the caller uses only the ones it needs."""
+        return self.gradient(g, (x, y), out, (na, nb), SCALAR_MATH)
+
+
+class Add(Binary):
+    """f(a, b) = a + b;  ā += ū,  b̄ += ū (each summed back to its shape)."""
+
+    name, symbol, rules = "add", "+", ("ū", "ū")
+    operator = "+"
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return a + b
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        a, b = ins
+        return (
+            m.sum_to(g, a.shape) if needs[0] else None,
+            m.sum_to(g, b.shape) if needs[1] else None,
+        )
+
+    def scalar(self, x: Any, y: Any) -> Any:
+        return x + y
+
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
+        return g, g
+
+
+add = op_function(Add)
+
+
+class Sub(Binary):
+    """f(a, b) = a − b;  ā += ū,  b̄ += −ū."""
+
+    name, symbol, rules = "sub", "-", ("ū", "−ū")
+    operator = "-"
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return a - b
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        a, b = ins
+        return (
+            m.sum_to(g, a.shape) if needs[0] else None,
+            m.sum_to(-g, b.shape) if needs[1] else None,
+        )
+
+    def scalar(self, x: Any, y: Any) -> Any:
+        return x - y
+
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
+        return g, -g
+
+
+sub = op_function(Sub)
+
+
+class Mul(Binary):
+    """f(a, b) = a·b;  ā += ū·b,  b̄ += ū·a."""
+
+    name, symbol, rules = "mul", "*", ("ū·{1}", "ū·{0}")
+    operator = "*"
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return a * b
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        a, b = ins
+        return (
+            m.sum_to(g * b, a.shape) if needs[0] else None,
+            m.sum_to(g * a, b.shape) if needs[1] else None,
+        )
+
+    def scalar(self, x: Any, y: Any) -> Any:
+        return x * y
+
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
+        return g * y, g * x
+
+
+mul = op_function(Mul)
+
+
+class Div(Binary):
+    """f(a, b) = a / b;  ā += ū / b,  b̄ += −ū·a / b²."""
+
+    name, symbol, rules = "div", "/", ("ū/{1}", "−ū·{0}/{1}²")
+    operator = "/"
+    domain_hint = "division by zero"
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return a / b
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        a, b = ins
+        return (
+            m.sum_to(g / b, a.shape) if needs[0] else None,
+            m.sum_to(-g * a / (b * b), b.shape) if needs[1] else None,
+        )
+
+    def scalar(self, x: Any, y: Any) -> Any:
+        return x / y
+
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
+        return g / y, -g * x / (y * y)
+
+
+div = op_function(Div)
+
+
+class Pow(Binary):
+    """f(a, b) = a^b;  ā += ū·b·a^(b−1) (0 where b = 0),  b̄ += ū·a^b·ln a (0 where a = 0, b ≥ 0).
+
+    The two masks are PyTorch's, so x**0 and 0**y have the gradients PyTorch reports.
+    """
+
+    name, symbol, rules = "pow", "**", ("ū·{1}·{0}^({1}−1)", "ū·{out}·ln {0}")
+    operator, api = "**", "power"
+    domain_hint = (
+        "a negative base with a fractional exponent, a zero base with a negative exponent, "
+        "or a result too large for float64"
+    )
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return np.power(a, b)
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        a, b = ins
+        ga = gb = None
+        if needs[0]:
+            ga = m.sum_to(m.where(b == 0, 0.0, g * b * a ** (b - 1)), a.shape)
+        if needs[1]:
+            ln_a = m.log(m.where(a == 0, 1.0, a))
+            gb = m.sum_to(m.where((a == 0) & (b >= 0), 0.0, g * out * ln_a), b.shape)
+        return ga, gb
+
+    def scalar(self, x: Any, y: Any) -> Any:
+        return np.power(x, y)
+
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
+        ga = gb = None
+        if na:
+            ga = _ZERO if y == 0 else g * y * x ** (y - 1)
+        if nb:
+            gb = _ZERO if x == 0 and y >= 0 else g * out * np.log(_ONE if x == 0 else x)
+        return ga, gb
+
+
+power = op_function(Pow)
+
+
+class Maximum(Binary):
+    """f(a, b) = max(a, b) elementwise;  the larger input takes ū, a tie gives ū/2 to each."""
+
+    name, symbol, rules = "max", "max", ("ū·[{0} ≥ {1}]", "ū·[{1} ≥ {0}]")
+    function, api = "max", "maximum"
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return np.maximum(a, b)
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        a, b = ins
+        share_a = m.mask(a > b) + 0.5 * m.mask(a == b)
+        return (
+            m.sum_to(g * share_a, a.shape) if needs[0] else None,
+            m.sum_to(g * (1.0 - share_a), b.shape) if needs[1] else None,
+        )
+
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
+        share_a = 1.0 if x > y else 0.5 if x == y else 0.0
+        return g * share_a, g * (1.0 - share_a)
+
+
+maximum = op_function(Maximum)
+
+
+class Minimum(Binary):
+    """f(a, b) = min(a, b) elementwise;  the smaller input takes ū, a tie gives ū/2 to each."""
+
+    name, symbol, rules = "min", "min", ("ū·[{0} ≤ {1}]", "ū·[{1} ≤ {0}]")
+    function, api = "min", "minimum"
+
+    def compute(self, a: Array, b: Array) -> Array:
+        return np.minimum(a, b)
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        a, b = ins
+        share_a = m.mask(a < b) + 0.5 * m.mask(a == b)
+        return (
+            m.sum_to(g * share_a, a.shape) if needs[0] else None,
+            m.sum_to(g * (1.0 - share_a), b.shape) if needs[1] else None,
+        )
+
+    def scalar_grad(self, g: Any, x: Any, y: Any, out: Any, na: bool, nb: bool) -> Any:
+        share_a = 1.0 if x < y else 0.5 if x == y else 0.0
+        return g * share_a, g * (1.0 - share_a)
+
+
+minimum = op_function(Minimum)

@@ -1,0 +1,78 @@
+"""The ops only gradients make: broadcast_to (the gradient of sum), scatter (of indexing) and
+where (of a choice by a constant mask). engine.autograd.higher's grad() builds them on graph
+nodes; the language has no spelling for them, so they are not in OPS."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from engine.autograd.ops.base import Grads, Math, Needs, Op
+from engine.autograd.ops.shape import index_text
+from engine.autograd.ops.shapes import broadcast_shape
+
+
+class BroadcastTo(Op):
+    """f(x) = x broadcast to `shape`;  x̄ += ū summed back to x's shape."""
+
+    name, symbol, rules = "broadcast_to", "broadcast", ("ū summed back to {0}'s shape",)
+
+    def __init__(self, shape: tuple[int, ...]) -> None:
+        self.shape = tuple(int(d) for d in shape)
+
+    def params(self) -> dict[str, Any]:
+        return {"shape": list(self.shape)}
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        return np.broadcast_to(x, self.shape).copy()
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        return (m.sum_to(g, ins[0].shape),)
+
+
+class Scatter(Op):
+    """f(x) = zeros(shape) with x written at `key` (the gradient of indexing);  x̄ += ū[key]."""
+
+    name, symbol, rules = "scatter", "scatter", ("ū[key]",)
+
+    def __init__(self, shape: tuple[int, ...], key: tuple[Any, ...]) -> None:
+        self.shape = tuple(int(d) for d in shape)
+        self.key = key
+
+    def params(self) -> dict[str, Any]:
+        return {"shape": list(self.shape), "key": index_text(self.key)}
+
+    def compute(self, x: np.ndarray) -> np.ndarray:
+        out = np.zeros(self.shape)
+        out[self.key] = x
+        return out
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        return (g[self.key],)
+
+
+class Where(Op):
+    """f(a, b) = a where `cond` else b (cond a constant mask);  ā += ū·[cond],  b̄ += ū·[¬cond]."""
+
+    name, symbol, rules = "where", "where", ("ū where cond", "ū where not cond")
+
+    def __init__(self, cond: np.ndarray) -> None:
+        self.cond = np.asarray(cond, dtype=bool)
+
+    def params(self) -> dict[str, Any]:
+        return {"true": int(self.cond.sum()), "of": int(self.cond.size)}
+
+    def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
+        return broadcast_shape(self.cond.shape, *shapes)
+
+    def compute(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+        return np.where(self.cond, a, b)
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        a, b = ins
+        return (
+            m.sum_to(m.where(self.cond, g, 0.0), a.shape) if needs[0] else None,
+            m.sum_to(m.where(self.cond, 0.0, g), b.shape) if needs[1] else None,
+        )

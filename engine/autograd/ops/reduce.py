@@ -1,0 +1,88 @@
+"""Reductions over axes: sum and mean."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from engine.autograd.ops.base import Array, Grads, Math, Needs, Op
+from engine.autograd.ops.forward import apply
+from engine.autograd.ops.shapes import OpError
+from engine.autograd.value import Value
+
+
+def normalise_axes(axis: Any, ndim: int, what: str) -> tuple[int, ...] | None:
+    if axis is None:
+        return None
+    axes = (axis,) if isinstance(axis, int | np.integer) else tuple(axis)
+    out = []
+    for a in axes:
+        if not -ndim <= a < ndim:
+            raise OpError(f"{what}: axis {a} is out of range for a value with {ndim} dims", "axis")
+        out.append(a % ndim)
+    if len(set(out)) != len(out):
+        raise OpError(f"{what}: an axis is repeated in {axis}", "axis")
+    return tuple(sorted(out))
+
+
+class Sum(Op):
+    """f(x) = Σ x over `axis` (all by default);  x̄ += ū broadcast back to x's shape."""
+
+    name, symbol, rules = "sum", "sum", ("ū broadcast to {0}'s shape",)
+    function, keywords, method = "sum", ("axis", "keepdims"), True
+
+    def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
+        self.axis = axis
+        self.keepdims = keepdims
+
+    def params(self) -> dict[str, Any]:
+        return {"axis": self.axis, "keepdims": self.keepdims}
+
+    def compute(self, x: Array) -> Array:
+        normalise_axes(self.axis, x.ndim, self.name)
+        return np.asarray(np.sum(x, axis=self.axis, keepdims=self.keepdims))
+
+    def spread(self, g: Any, x: Any, m: Math) -> Any:
+        axes = normalise_axes(self.axis, x.ndim, self.name)
+        if axes is not None and not self.keepdims:
+            g = m.expand_dims(g, axes)
+        elif axes is None and not self.keepdims:
+            g = m.reshape(g, (1,) * x.ndim)
+        return m.broadcast_to(g, x.shape)
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        return (self.spread(g, ins[0], m),)
+
+
+class Mean(Sum):
+    """f(x) = mean of x over `axis`;  x̄ += ū / n broadcast back (n = elements averaged)."""
+
+    name, symbol, rules = "mean", "mean", ("ū/n broadcast to {0}'s shape",)
+    function = "mean"
+
+    def compute(self, x: Array) -> Array:
+        axes = normalise_axes(self.axis, x.ndim, self.name)
+        averaged = math.prod(x.shape if axes is None else [x.shape[a] for a in axes])
+        if averaged == 0:
+            # A mean of nothing is 0/0 (NumPy warns, then gives NaN): say why instead.
+            total = np.sum(x, axis=self.axis, keepdims=self.keepdims)
+            if total.size:
+                raise OpError("mean over an axis of length 0: there is nothing to average", "shape")
+            return np.asarray(total)
+        return np.asarray(np.mean(x, axis=self.axis, keepdims=self.keepdims))
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        x = ins[0]
+        n = x.size // max(out.size, 1) if x.size else 1
+        return (self.spread(g, x, m) / float(n),)
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Value:  # noqa: A001
+    return apply(Sum(axis, keepdims), x)
+
+
+def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Value:
+    return apply(Mean(axis, keepdims), x)

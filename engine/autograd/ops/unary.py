@@ -1,0 +1,252 @@
+"""Elementwise ops with one input: −x, exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs.
+
+Each class states its maths in its docstring, computes it (`compute`), differentiates it
+(`local`, for any Math) and, as the scalar fast path, computes both again on float64 scalars
+(`scalar`, `scalar_grad`). The lower-case function under each class builds a node.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from engine.autograd.ops.base import SCALAR_MATH, Array, Grads, Math, Needs, Op
+from engine.autograd.ops.forward import op_function
+
+_F64 = np.float64
+_ZERO = np.float64(0.0)
+
+
+class Unary(Op):
+    """An elementwise op of one value: its rule is `local`, x's contribution."""
+
+    elementwise = True
+
+    def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
+        return (self.local(g, ins[0], out, m),)
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        raise NotImplementedError
+
+    def scalar(self, x: Any) -> Any:
+        """`compute` on a float64 scalar."""
+        return self.compute(x)
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        """`local` on float64 scalars: x's contribution."""
+        return self.local(g, x, out, SCALAR_MATH)
+
+
+class Neg(Unary):
+    """f(x) = −x;  x̄ += −ū."""
+
+    name, symbol, rules = "neg", "-", ("−ū",)
+    operator = "-"
+
+    def compute(self, x: Array) -> Array:
+        return -x
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return -g
+
+    def scalar(self, x: Any) -> Any:
+        return -x
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return -g
+
+
+neg = op_function(Neg)
+
+
+class Exp(Unary):
+    """f(x) = eˣ;  x̄ += ū·eˣ."""
+
+    name, symbol, rules = "exp", "exp", ("ū·{out}",)
+    function, method = "exp", True
+    domain_hint = "exp overflows float64 above about 709"
+
+    def compute(self, x: Array) -> Array:
+        return np.exp(x)
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return g * out
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return g * out
+
+
+exp = op_function(Exp)
+
+
+class Log(Unary):
+    """f(x) = ln x;  x̄ += ū / x."""
+
+    name, symbol, rules = "log", "log", ("ū/{0}",)
+    function, method = "log", True
+    domain_hint = "log needs positive numbers: log(0) is −inf, log of a negative is NaN"
+
+    def compute(self, x: Array) -> Array:
+        return np.log(x)
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return g / x
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return g / x
+
+
+log = op_function(Log)
+
+
+class Sqrt(Unary):
+    """f(x) = √x;  x̄ += ū / (2√x)."""
+
+    name, symbol, rules = "sqrt", "sqrt", ("ū/(2·{out})",)
+    function, method = "sqrt", True
+    domain_hint = "sqrt needs numbers ≥ 0, and its gradient at 0 is infinite"
+
+    def compute(self, x: Array) -> Array:
+        return np.sqrt(x)
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return g / (2.0 * out)
+
+    def scalar(self, x: Any) -> Any:
+        # √ is correctly rounded in IEEE arithmetic: math.sqrt and np.sqrt agree to the bit.
+        return _F64(math.sqrt(x)) if x >= 0.0 else np.sqrt(x)  # √(negative): NaN, reported
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return g / (2.0 * out)
+
+
+sqrt = op_function(Sqrt)
+
+
+class Sin(Unary):
+    """f(x) = sin x;  x̄ += ū·cos x."""
+
+    name, symbol, rules = "sin", "sin", ("ū·cos {0}",)
+    function, method = "sin", True
+
+    def compute(self, x: Array) -> Array:
+        return np.sin(x)
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return g * m.cos(x)
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return g * np.cos(x)
+
+
+sin = op_function(Sin)
+
+
+class Cos(Unary):
+    """f(x) = cos x;  x̄ += −ū·sin x."""
+
+    name, symbol, rules = "cos", "cos", ("−ū·sin {0}",)
+    function, method = "cos", True
+
+    def compute(self, x: Array) -> Array:
+        return np.cos(x)
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return -g * m.sin(x)
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return -g * np.sin(x)
+
+
+cos = op_function(Cos)
+
+
+class Tanh(Unary):
+    """f(x) = tanh x;  x̄ += ū·(1 − tanh²x)."""
+
+    name, symbol, rules = "tanh", "tanh", ("ū·(1−{out}²)",)
+    function, method = "tanh", True
+
+    def compute(self, x: Array) -> Array:
+        return np.tanh(x)
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return g * (1.0 - out * out)
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return g * (1.0 - out * out)
+
+
+tanh = op_function(Tanh)
+
+
+class Sigmoid(Unary):
+    """f(x) = σ(x) = 1 / (1 + e⁻ˣ);  x̄ += ū·σ(x)·(1 − σ(x))."""
+
+    name, symbol, rules = "sigmoid", "sigmoid", ("ū·{out}·(1−{out})",)
+    function, method = "sigmoid", True
+
+    def compute(self, x: Array) -> Array:
+        # Two branches so neither exp overflows.
+        e = np.exp(-np.abs(x))
+        return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return g * out * (1.0 - out)
+
+    def scalar(self, x: Any) -> Any:
+        e = np.exp(-abs(x))
+        return 1.0 / (1.0 + e) if x >= 0 else e / (1.0 + e)
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return g * out * (1.0 - out)
+
+
+sigmoid = op_function(Sigmoid)
+
+
+class Relu(Unary):
+    """f(x) = max(x, 0);  x̄ += ū·[x > 0] (0 at x = 0, as PyTorch)."""
+
+    name, symbol, rules = "relu", "relu", ("ū·[{0} > 0]",)
+    function, method = "relu", True
+
+    def compute(self, x: Array) -> Array:
+        return np.maximum(x, 0.0)
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return g * m.mask(x > 0)
+
+    def scalar(self, x: Any) -> Any:
+        return x if x > 0.0 else _ZERO  # np.maximum(-0.0, 0.0) is +0.0 too
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return g if x > 0.0 else g * 0.0  # ū·1 is ū; ū·0 keeps the sign of ū, as the mask does
+
+
+relu = op_function(Relu)
+
+
+class Abs(Unary):
+    """f(x) = |x|;  x̄ += ū·sign(x) (0 at x = 0, as PyTorch)."""
+
+    name, symbol, rules = "abs", "abs", ("ū·sign {0}",)
+    function, method, api = "abs", True, "absolute"
+
+    def compute(self, x: Array) -> Array:
+        return np.abs(x)
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        return g * m.sign(x)
+
+    def scalar(self, x: Any) -> Any:
+        return abs(x)
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        return g * np.sign(x)
+
+
+absolute = op_function(Abs)

@@ -30,7 +30,7 @@ class Limits:
     max_layout_seconds: float = 2.0
     max_tensor_elements: int = 16_384  # elements in one value
     max_total_elements: int = 50_000  # elements across all values (three 128×128 matrices)
-    # Numbers the server derives from a program (engine/tracing/cost.py), each at most 25 bytes of JSON:
+    # Numbers the server derives from a program (engine/tracing/cost.py), each ≤25 bytes of JSON:
     # those of its trace (values, grads, every step's terms), counted from the graph before
     # backward runs: a trace answer stays under about 13 MB (8 MB for random values) …
     max_trace_numbers: int = 500_000
@@ -40,7 +40,7 @@ class Limits:
     max_exponent: float = 1_024.0  # |b| for a constant exponent in a ** b
     max_loop_iterations: int = 10_000  # iterations of all loops, nested ones multiplied
     # how deeply brackets nest, and how deeply calls, indexes, operators, lists and loops nest
-    # inside one another, each counted apart (engine/language/parse.py, check_depth)
+    # inside one another, each counted apart (engine/language/guards.py, check_depth)
     max_depth: int = 64
     max_statements: int = 2_000  # statements after unrolling
 

@@ -393,7 +393,7 @@ def test_statements_boundary() -> None:
 
 
 def test_drawn_node_limit_does_not_limit_the_trace() -> None:
-    """max_drawn_nodes bounds the drawing only (engine/drawing/draw.py); the JSON trace of a graph
+    """max_drawn_nodes bounds the drawing only (engine/drawing/); the JSON trace of a graph
     larger than it still runs, up to max_nodes."""
     limits = Limits(max_drawn_nodes=5, max_nodes=50)
     d = under("x = 1\n" + "x = x * x\n" * 20, limits)

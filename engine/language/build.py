@@ -1,8 +1,8 @@
 """build(program, values) -> Graph: run the IR forward, unrolling loops, making graph nodes.
 
-Every node is created here, in program order, so ids (`n0, n1, …`) are stable for a program.
-Each limit is checked before the work it guards: the node count before a node is made, a
-result's element count before it is computed, a loop's length before it is unrolled.
+Every node is created in program order (nodes.py makes them), so ids (`n0, n1, …`) are stable
+for a program. Each limit is checked before the work it guards: the node count before a node is
+made, a result's element count before it is computed, a loop's length before it is unrolled.
 """
 
 from __future__ import annotations
@@ -15,39 +15,14 @@ from typing import Any
 import numpy as np
 
 from engine.autograd import ops
-from engine.autograd.ops import OpError, shape_text
+from engine.autograd.ops import BINARY_FUNCTIONS, OPS, UNARY_FUNCTIONS, OpError
 from engine.autograd.value import Span, Value
 from engine.errors import ProgramError
 from engine.language import ir
-from engine.language.parse import did_you_mean, source_lines
-from engine.limits import DEFAULT_LIMITS, Limits, check_deadline, limit_named
-
-BINARY_OPS: dict[str, type[ops.Op]] = {
-    "add": ops.Add,
-    "sub": ops.Sub,
-    "mul": ops.Mul,
-    "div": ops.Div,
-    "pow": ops.Pow,
-    "matmul": ops.MatMul,
-    "max": ops.Maximum,
-    "min": ops.Minimum,
-    "mse": ops.Mse,
-}
-UNARY_OPS: dict[str, type[ops.Op]] = {
-    "exp": ops.Exp,
-    "log": ops.Log,
-    "sqrt": ops.Sqrt,
-    "sin": ops.Sin,
-    "cos": ops.Cos,
-    "tanh": ops.Tanh,
-    "sigmoid": ops.Sigmoid,
-    "relu": ops.Relu,
-    "abs": ops.Abs,
-}
-# An op's source text (its label, and the start of a message about it) is cut here: a long flat
-# chain `x+x+…` would otherwise repeat the program in every node, and answers would grow with
-# the square of the source length.
-TEXT_CHARS = 60
+from engine.language.given import free_names, given_labels, given_value
+from engine.language.nodes import NodeMaker
+from engine.language.positions import source_lines
+from engine.limits import DEFAULT_LIMITS, Limits, limit_named
 
 
 @dataclass
@@ -71,29 +46,29 @@ class LabelValue:
 def build(
     program: ir.Program, values: dict[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS
 ) -> Graph:
+    """Run the program with `values` for its free names; raise ProgramError at a limit."""
     return Builder(program, values or {}, limits).run()
 
 
-class Builder:
+class Builder(NodeMaker):
+    """Runs a program's statements in order, its loops unrolled, each value a graph node."""
+
     def __init__(self, program: ir.Program, values: dict[str, Any], limits: Limits) -> None:
+        super().__init__(limits, source_lines(program.source))
         self.program = program
-        self.limits = limits
         # Python reads names in NFKC form (`𝐱` is `x`); the keys of `values` are read the same way.
         self.values = {unicodedata.normalize("NFKC", k): v for k, v in values.items()}
-        self.nodes: list[Value] = []
         self.env: dict[str, Value | LabelValue] = {}
         self.loop_env: dict[str, int] = {}
         self.rng = np.random.default_rng(0)
-        self.total_elements = 0
         self.iterations = 0
         self.statements = 0
         self.output: Value | None = None
         self.grads_built: list[dict[str, Any]] = []
-        self.lines = source_lines(program.source)
 
     # --- the run ---------------------------------------------------------------------------
     def run(self) -> Graph:
-        free = self.bind_free_names()
+        free = free_names(self.program, self.values, self.limits)
         self.block(self.program.body, multiplier=1)
         if self.output is None:
             raise ProgramError(
@@ -103,83 +78,6 @@ class Builder:
                 code="no_output",
             )
         return Graph(self.nodes, self.output, free, self.grads_built)
-
-    def bind_free_names(self) -> list[dict[str, Any]]:
-        """Free names become leaves made at their first use; check `values` names them."""
-        free = self.program.free
-        for key in self.values:
-            if key not in free:
-                known = ", ".join(free) if free else "none"
-                # the key is user input: quote a bounded, encodable piece of it, never all of it
-                shown = key[:40].encode("utf-8", "replace").decode("utf-8")
-                shown += "…" if len(key) > 40 else ""
-                raise ProgramError(
-                    f"a value is given for '{shown}', but the program has no free name "
-                    f"'{shown}' (free names: {known}){did_you_mean(key[:100], free)}",
-                    code="unknown_value",
-                )
-        out = []
-        for name in free:
-            given = name in self.values
-            if name in self.program.label_names:
-                out.append(
-                    {
-                        "name": name,
-                        "value": self.values.get(name, 0),
-                        "given": given,
-                        "labels": True,
-                    }
-                )
-                continue
-            value = self.given_value(name) if given else np.float64(1.0)
-            out.append({"name": name, "value": to_plain(value), "given": given})
-        return out
-
-    def given_value(self, name: str) -> np.ndarray:
-        raw = self.values[name]
-        try:
-            array = np.asarray(raw, dtype=np.float64)
-        except (ValueError, TypeError):
-            raise ProgramError(
-                f"the value for '{name}' must be a number or a nested list of "
-                "numbers with rows of equal length",
-                code="bad_value",
-            ) from None
-        if array.ndim > ops.MAX_RANK:
-            raise ProgramError(
-                f"the value for '{name}': {ops.rank_message(array.shape)}", code="bad_value"
-            )
-        if ops.footprint(array.shape) > self.limits.max_tensor_elements:
-            raise ProgramError(
-                f"the value for '{name}' has {ops.footprint(array.shape):,} numbers; the limit "
-                f"is {self.limits.max_tensor_elements:,} (max_tensor_elements)",
-                code="too_large",
-                limit="max_tensor_elements",
-            )
-        if not np.isfinite(array).all():
-            raise ProgramError(f"the value for '{name}' is not a finite number", code="bad_value")
-        return array
-
-    def given_labels(self, name: str) -> int | tuple[int, ...]:
-        """Class labels given in `values` (JSON numbers arrive as floats): whole numbers only."""
-        raw = self.values.get(name, 0)
-
-        def whole(v: Any) -> int:
-            if isinstance(v, bool) or not isinstance(v, int | float) or not float(v).is_integer():
-                raise ProgramError(
-                    f"the value for '{name}' is class labels for cross_entropy: "
-                    "a whole number or a list of whole numbers",
-                    code="labels",
-                )
-            return int(v)
-
-        if isinstance(raw, list | tuple):
-            if not raw:
-                raise ProgramError(
-                    f"the value for '{name}' is an empty list of labels", code="labels"
-                )
-            return tuple(whole(v) for v in raw)
-        return whole(raw)
 
     def block(self, body: tuple[ir.Stmt, ...], multiplier: int) -> None:
         for stmt in body:
@@ -275,7 +173,7 @@ class Builder:
             right = self.value(link.right)
             if link.op == "pow":
                 self.check_exponent(right, link.right)
-            result = self.apply(BINARY_OPS[link.op](), (result, right), link.span)
+            result = self.apply(OPS[link.op](), (result, right), link.span)
         return result
 
     def value(self, e: ir.Expr) -> Value:
@@ -297,9 +195,10 @@ class Builder:
             return found
         if e.id in self.program.free:
             if e.id in self.program.label_names:
-                found = LabelValue(self.given_labels(e.id))
+                found = LabelValue(given_labels(e.id, self.values))
             else:
-                value = self.given_value(e.id) if e.id in self.values else np.float64(1.0)
+                given = e.id in self.values
+                value = given_value(e.id, self.values, self.limits) if given else np.float64(1.0)
                 found = self.new_node(value, e.span, kind="leaf", name=e.id)
             self.env[e.id] = found
             return found
@@ -307,11 +206,12 @@ class Builder:
 
     def call(self, e: ir.Call, leaf_name: str | None) -> Value | LabelValue:
         f = e.func
-        if f in UNARY_OPS:
-            return self.apply(UNARY_OPS[f](), (self.value(e.args[0]),), e.span)  # type: ignore[arg-type]
-        if f in BINARY_OPS:
+        if f in UNARY_FUNCTIONS:
+            x = self.value(e.args[0])  # type: ignore[arg-type]
+            return self.apply(UNARY_FUNCTIONS[f](), (x,), e.span)
+        if f in BINARY_FUNCTIONS:
             args = tuple(self.value(a) for a in e.args)  # type: ignore[arg-type]
-            return self.apply(BINARY_OPS[f](), args, e.span)
+            return self.apply(BINARY_FUNCTIONS[f](), args, e.span)
         kwargs = dict(e.kwargs)
         if f in ("sum", "mean"):
             op: ops.Op = (ops.Sum if f == "sum" else ops.Mean)(
@@ -373,8 +273,9 @@ class Builder:
         )
 
     def grad_call(self, e: ir.Call) -> Value:
-        """grad(L, x): ∂L/∂x built as graph nodes by the ops' own rules (engine/autograd/higher.py), so
-        it can be differentiated again. Every node it makes is placed at the call."""
+        """grad(L, x): ∂L/∂x built as graph nodes by the ops' own rules
+        (engine/autograd/higher.py), so it can be differentiated again. Every node it makes is
+        placed at the call."""
         from engine.autograd.higher import describe, grad
 
         output = self.value(e.args[0])  # type: ignore[arg-type]
@@ -416,122 +317,6 @@ class Builder:
         )
         return result
 
-    # --- making nodes ------------------------------------------------------------------------
-    def count_node(self, span: Span | None) -> None:
-        check_deadline()  # max_request_seconds, when the app set a deadline
-        if len(self.nodes) >= self.limits.max_nodes:
-            raise self.error(
-                span,
-                f"the program makes more than {self.limits.max_nodes:,} "
-                "graph nodes once its loops are unrolled (max_nodes)",
-                "too_large",
-                limit="max_nodes",
-            )
-
-    def check_shape(self, shape: tuple[int, ...], span: Span | None) -> None:
-        """May a value of `shape` be made? Its rank, its elements (an empty value charged as
-        ops.footprint counts it) and the program's total, before NumPy is asked to make it."""
-        if len(shape) > ops.MAX_RANK:
-            raise self.error(span, ops.rank_message(shape), "shape")
-        size = math.prod(shape)
-        charged = size or ops.footprint(shape)
-        if charged > self.limits.max_tensor_elements and not size:
-            raise self.error(
-                span,
-                f"this value of shape {shape_text(shape)} is empty, but "
-                f"counting its length-0 axes as 1 it has {charged:,} elements; "
-                f"the limit is {self.limits.max_tensor_elements:,} per value "
-                "(max_tensor_elements)",
-                "too_large",
-                limit="max_tensor_elements",
-            )
-        self.check_elements(size, span)
-
-    def check_work(
-        self, op: ops.Op, shapes: tuple[tuple[int, ...], ...], span: Span | None
-    ) -> None:
-        """Refuse an op whose inside (op.work_elements) is larger than one value may be:
-        `mse(zeros(16384, 1), zeros(1, 16384))` is one number, made from 268 million."""
-        if type(op).work_elements is ops.Op.work_elements:
-            return  # its inputs' or result's size, each checked already
-        work = op.work_elements(*shapes)
-        if work > self.limits.max_tensor_elements:
-            listed = " and ".join(shape_text(s) for s in shapes)
-            raise self.error(
-                span,
-                f"{op.name} of {listed} would make {work:,} elements "
-                "inside it (a value larger than its result); the limit is "
-                f"{self.limits.max_tensor_elements:,} per value "
-                "(max_tensor_elements)",
-                "too_large",
-                limit="max_tensor_elements",
-            )
-
-    def check_elements(self, size: int, span: Span | None) -> None:
-        if size > self.limits.max_tensor_elements:
-            raise self.error(
-                span,
-                f"this value would have {size:,} elements; the limit is "
-                f"{self.limits.max_tensor_elements:,} per value "
-                "(max_tensor_elements)",
-                "too_large",
-                limit="max_tensor_elements",
-            )
-        if self.total_elements + size > self.limits.max_total_elements:
-            raise self.error(
-                span,
-                f"the program's values would hold more than "
-                f"{self.limits.max_total_elements:,} elements in all "
-                "(max_total_elements)",
-                "too_large",
-                limit="max_total_elements",
-            )
-
-    def new_node(
-        self,
-        data: Any,
-        span: Span | None,
-        kind: str,
-        name: str | None = None,
-        counted: bool = False,
-    ) -> Value:
-        self.count_node(span)
-        array = np.asarray(data, dtype=np.float64)
-        if not counted:
-            self.check_shape(array.shape, span)
-        self.total_elements += array.size
-        node = Value(array, name=name, kind=kind)
-        self.place(node, span)
-        return node
-
-    def apply(self, op: ops.Op, inputs: tuple[Value, ...], span: Span) -> Value:
-        self.count_node(span)
-        try:
-            shapes = tuple(x.data.shape for x in inputs)
-            # An elementwise op on scalars makes a scalar: nothing to check (the fast path).
-            if not op.elementwise or any(shapes):
-                shape = op.out_shape(*shapes)
-                if shape is not None:
-                    self.check_shape(shape, span)
-                self.check_work(op, shapes, span)
-            node = ops.apply(op, *inputs)
-        except OpError as err:
-            raise self.error(span, self.op_message(op, span, err), err.code) from None
-        self.total_elements += node.data.size
-        self.place(node, span)
-        return node
-
-    def place(self, node: Value, span: Span | None) -> None:
-        node.span = span
-        node.text = shorten(self.text(span))
-        self.nodes.append(node)
-
-    def op_message(self, op: ops.Op, span: Span, err: OpError) -> str:
-        text = shorten(self.text(span))
-        if err.code == "non_finite" and text:
-            return f"{text} {err.message}"
-        return err.message
-
     # --- static ints -------------------------------------------------------------------------
     def static(self, s: ir.Static) -> int:
         if isinstance(s, ir.SInt):
@@ -540,7 +325,20 @@ class Builder:
             if s.name not in self.loop_env:
                 raise self.error(s.span, f"'{s.name}' only exists inside its loop")
             return self.loop_env[s.name]
-        a, b = self.static(s.left), self.static(s.right)
+        # A flat chain `1 + 1 + …` of any length: its left spine in a loop, not by recursion.
+        spine: list[ir.SBin] = []
+        top: ir.Static = s
+        while isinstance(top, ir.SBin):
+            spine.append(top)
+            top = top.left
+        result = self.static(top)
+        for node in reversed(spine):
+            result = self.static_op(node, result, self.static(node.right))
+        return result
+
+    def static_op(self, s: ir.SBin, a: int, b: int) -> int:
+        """`a op b` for one whole-number operator, refused where it divides by zero or grows
+        past 2**62."""
         if s.op == "//" and b == 0:
             raise self.error(s.span, "division by zero in a whole-number expression")
         if s.op == "**" and (b < 0 or b > 62 or abs(a) > 2**62):
@@ -587,47 +385,3 @@ class Builder:
                     "too_large",
                     limit="max_exponent",
                 )
-
-    # --- errors --------------------------------------------------------------------------------
-    def text(self, span: Span | None) -> str | None:
-        if span is None:
-            return None
-        lines = self.lines[span.line - 1 : span.end_line]
-        if not lines:
-            return None
-        if len(lines) == 1:
-            return lines[0][span.column - 1 : span.end_column - 1]
-        lines[-1] = lines[-1][: span.end_column - 1]
-        lines[0] = lines[0][span.column - 1 :]
-        # A span over several lines may hold comments; strings are not in the language, so a
-        # `#` always starts one. Keep only the code.
-        return " ".join(part.split("#", 1)[0].strip() for part in lines)
-
-    def error(
-        self, span: Span | None, message: str, code: str = "invalid", limit: str | None = None
-    ) -> ProgramError:
-        if span is None:
-            return ProgramError(message, code=code, limit=limit)
-        return ProgramError(
-            message,
-            span.line,
-            span.column,
-            end_line=span.end_line,
-            end_column=span.end_column,
-            code=code,
-            limit=limit,
-        )
-
-
-def shorten(text: str | None) -> str | None:
-    """An op's source text as shown: with its names as Python reads them (NFKC, so `𝐱 * 3`
-    is `x * 3`; the language has no strings for NFKC to change), cut at TEXT_CHARS."""
-    if text is None:
-        return None
-    text = unicodedata.normalize("NFKC", text)
-    return text if len(text) <= TEXT_CHARS else text[: TEXT_CHARS - 1] + "…"
-
-
-def to_plain(value: Any) -> Any:
-    array = np.asarray(value, dtype=np.float64)
-    return float(array) if array.ndim == 0 else array.tolist()

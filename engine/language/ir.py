@@ -1,7 +1,10 @@
-"""The program as a small tree of dataclasses: what `lang.parse` makes and `build` runs.
+"""The program as a small tree of dataclasses: what `parse` makes and `build` runs.
 
 Static ints (shapes, axes, indices, loop bounds) stay symbolic until the build, because they
 may read a loop variable: `xs[i]`, `range(n)`.
+
+`str()` of any node is the source it means, normalised (methods as calls, `2` as `2.0`,
+brackets only where needed): parse(str(program)) gives the same program again.
 """
 
 from __future__ import annotations
@@ -10,6 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from engine.autograd.ops import OPS
 from engine.autograd.value import Span
 
 # --- static ints -------------------------------------------------------------------------------
@@ -19,6 +23,9 @@ from engine.autograd.value import Span
 class SInt:
     value: int
 
+    def __str__(self) -> str:
+        return str(self.value)
+
 
 @dataclass(frozen=True, slots=True)
 class SVar:
@@ -26,6 +33,9 @@ class SVar:
 
     name: str
     span: Span
+
+    def __str__(self) -> str:
+        return self.name
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,12 +45,25 @@ class SBin:
     right: Static
     span: Span
 
+    def negation(self) -> bool:
+        """Is this `-i` (the parser's `0 - i` for a minus before a non-number)?"""
+        return self.op == "-" and self.left == SInt(0) and not isinstance(self.right, SInt)
+
+    def __str__(self) -> str:
+        if self.negation():
+            return "-" + operand(self.right, UNARY)
+        return chain(self)
+
 
 @dataclass(frozen=True, slots=True)
 class SSlice:
     start: Static | None
     stop: Static | None
     step: Static | None
+
+    def __str__(self) -> str:
+        text = ":".join("" if p is None else str(p) for p in (self.start, self.stop))
+        return text if self.step is None else f"{text}:{self.step}"
 
 
 Static = SInt | SVar | SBin
@@ -64,11 +87,17 @@ class Array:
     value: np.ndarray
     span: Span
 
+    def __str__(self) -> str:
+        return repr(self.value.tolist())
+
 
 @dataclass(frozen=True, slots=True)
 class Name:
     id: str
     span: Span
+
+    def __str__(self) -> str:
+        return self.id
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +107,17 @@ class BinOp:
     right: Expr
     span: Span
 
+    def __str__(self) -> str:
+        return chain(self)
+
 
 @dataclass(frozen=True, slots=True)
 class Neg:
     operand: Expr
     span: Span
+
+    def __str__(self) -> str:
+        return "-" + operand(self.operand, UNARY)
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +130,14 @@ class Call:
     span: Span
     func_span: Span
 
+    def __str__(self) -> str:
+        only = self.args[0] if len(self.args) == 1 and not self.kwargs else None
+        if isinstance(only, StaticArg):  # a shape alone is written as sizes: zeros(2, 3)
+            sizes = only.value if isinstance(only.value, tuple) else (only.value,)
+            return f"{self.func}({', '.join(map(str, sizes))})"
+        words = [str(a) for a in self.args] + [f"{k}={keyword(v)}" for k, v in self.kwargs]
+        return f"{self.func}({', '.join(words)})"
+
 
 @dataclass(frozen=True, slots=True)
 class StaticArg:
@@ -103,12 +146,19 @@ class StaticArg:
     value: Static | tuple[Static, ...]
     span: Span
 
+    def __str__(self) -> str:
+        return statics(self.value)
+
 
 @dataclass(frozen=True, slots=True)
 class Index:
     value: Expr
     key: tuple[Static | SSlice, ...]
     span: Span
+
+    def __str__(self) -> str:
+        key = ", ".join(str(k) for k in self.key) if self.key else "()"
+        return f"{operand(self.value, ATOM)}[{key}]"
 
 
 @dataclass(frozen=True, slots=True)
@@ -117,6 +167,9 @@ class Labels:
 
     value: int | tuple[int, ...]
     span: Span
+
+    def __str__(self) -> str:
+        return str(list(self.value)) if isinstance(self.value, tuple) else str(self.value)
 
 
 Expr = Num | Array | Name | BinOp | Neg | Call | Index | Labels
@@ -130,6 +183,9 @@ class Assign:
     expr: Expr
     span: Span
 
+    def __str__(self) -> str:
+        return f"{self.name} = {self.expr}"
+
 
 @dataclass(frozen=True, slots=True)
 class Output:
@@ -138,11 +194,17 @@ class Output:
     expr: Expr
     span: Span
 
+    def __str__(self) -> str:
+        return str(self.expr)
+
 
 @dataclass(frozen=True, slots=True)
 class Seed:
     value: int
     span: Span
+
+    def __str__(self) -> str:
+        return f"seed({self.value})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -154,6 +216,15 @@ class Loop:
     body: tuple[Stmt, ...]
     span: Span
 
+    def __str__(self) -> str:
+        bounds = [self.start, self.stop, self.step]
+        if self.step == SInt(1):
+            bounds.pop()
+            if self.start == SInt(0):
+                bounds.pop(0)
+        body = "\n".join("    " + line for s in self.body for line in str(s).split("\n"))
+        return f"for {self.var} in range({', '.join(map(str, bounds))}):\n{body}"
+
 
 Stmt = Assign | Output | Seed | Loop
 
@@ -164,3 +235,65 @@ class Program:
     source: str
     free: tuple[str, ...]  # names used but never assigned, in order of first use
     label_names: frozenset[str]  # names used as cross_entropy's labels
+
+    def __str__(self) -> str:
+        return "\n".join(str(s) for s in self.body)
+
+
+# --- writing the IR as source ------------------------------------------------------------------
+
+SUM, TERM, UNARY, POWER, ATOM = 1, 2, 3, 4, 5  # Python's precedence levels, loosest first
+LEVELS = {"+": SUM, "-": SUM, "*": TERM, "/": TERM, "//": TERM, "@": TERM, "**": POWER}
+
+
+def level(node: Expr | Static) -> int:
+    """How tightly `str(node)` binds, as Python reads it."""
+    if isinstance(node, BinOp):
+        return LEVELS[symbol(node)]
+    if isinstance(node, SBin):
+        return UNARY if node.negation() else LEVELS[node.op]
+    if isinstance(node, Num | SInt):
+        return UNARY if str(node).startswith("-") else ATOM
+    return UNARY if isinstance(node, Neg) else ATOM
+
+
+def operand(node: Expr | Static, need: int) -> str:
+    """`node` written where it must bind at least as tightly as `need`."""
+    return str(node) if level(node) >= need else f"({node})"
+
+
+def symbol(node: BinOp | SBin) -> str:
+    return node.op if isinstance(node, SBin) else str(OPS[node.op].operator)
+
+
+def chain(top: BinOp | SBin) -> str:
+    """A binary operator and the chain of them down its left operands (`a + b + c + …`),
+    written with a loop: such a chain may be max_nodes long, past Python's recursion limit."""
+    spine = [top]
+    while True:
+        left = spine[-1].left
+        if not (isinstance(left, type(top)) and not (isinstance(left, SBin) and left.negation())):
+            break
+        spine.append(left)  # type: ignore[arg-type]
+    text, around = str(spine[-1].left), level(spine[-1].left)
+    for link in reversed(spine):
+        op = symbol(link)
+        at = LEVELS[op]
+        need_left, need_right = (ATOM, UNARY) if at == POWER else (at, at + 1)
+        left_text = text if around >= need_left else f"({text})"
+        text, around = f"{left_text} {op} {operand(link.right, need_right)}", at
+    return text
+
+
+def statics(value: Static | tuple[Static, ...]) -> str:
+    """A whole number, or a tuple of them as Python writes one: `(2, 3)`, `(2,)`, `()`."""
+    if not isinstance(value, tuple):
+        return str(value)
+    return f"({', '.join(map(str, value))}{',' if len(value) == 1 else ''})"
+
+
+def keyword(value: object) -> str:
+    """A keyword's value (axis=…, keepdims=…): None, True/False, a whole number or a tuple."""
+    if isinstance(value, tuple):
+        return statics(value)
+    return str(value)

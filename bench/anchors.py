@@ -13,8 +13,8 @@ import subprocess
 import sys
 from typing import Any
 
+from engine import drawing as draw
 from engine import run
-from engine.drawing import draw
 
 
 def micrograd() -> Any:
@@ -125,6 +125,6 @@ def naive_per_step(source: str) -> int:
     n = len(trace["steps"])
     for k in range(n):
         trace = run(source).to_dict()
-        lay = draw._build(trace, k)
+        lay = draw.build(trace, k)
         draw.finish_svg(dot_svg(lay.dot).decode(), lay, trace)
     return n

@@ -92,7 +92,7 @@ def worker_pids(pid: int) -> list[int]:
         except OSError:
             continue
         ppid = int(stat.rsplit(")", 1)[1].split()[1])
-        if ppid == pid and b"layout.py" not in cmdline:
+        if ppid == pid and b"graphviz_helper.py" not in cmdline:
             kids.append(int(entry.name))
     return [k for k in kids if _is_python(k)] or [pid]
 

@@ -1,4 +1,5 @@
-"""engine/drawing/draw.py: the DOT text (ids, classes, marks, escaping) and the SVG from real `dot`."""
+"""The drawing (engine/drawing/): the DOT text (ids, classes, marks, escaping) and the SVG from
+real `dot`."""
 
 from __future__ import annotations
 
@@ -12,8 +13,15 @@ from typing import Any
 
 import pytest
 
+from engine import drawing as draw
 from engine import run
-from engine.drawing import draw, layout
+from engine.drawing.collapse import loop_iterations
+from engine.drawing.geometry import PLACEHOLDER, without_texts
+from engine.drawing.graphviz import graphviz_env
+from engine.drawing.style import EMPTY, HEAT_COLS, STYLE
+from engine.drawing.svg import SVG_NS
+from engine.drawing.tensors import heat_grid
+from engine.drawing.text import escape_dot, escape_html, shorten
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
@@ -201,7 +209,7 @@ def test_fmt_uses_four_significant_digits_and_rounds_ties_like_javascript(x, tex
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_escape_html_leaves_no_markup_or_quotes(text):
-    out = draw.escape_html(text)
+    out = escape_html(text)
     assert not set(out) & set("<>\"'")
     assert "\n" not in out and "\x00" not in out
     # Every & starts an entity we wrote.
@@ -210,7 +218,7 @@ def test_escape_html_leaves_no_markup_or_quotes(text):
 
 @pytest.mark.parametrize("text", HOSTILE)
 def test_escape_dot_cannot_end_the_string_or_fire_graphviz_escapes(text):
-    out = draw.escape_dot(text)
+    out = escape_dot(text)
     # No unescaped quote; every backslash is doubled.
     assert not re.search(r'(?<!\\)"', out.replace("\\\\", ""))
     assert re.fullmatch(r'([^\\"]|\\\\|\\")*', out)
@@ -242,7 +250,7 @@ def test_hostile_labels_come_out_of_graphviz_as_plain_text(label):
     root = ET.fromstring(svg)
     assert not list(root.iter(SVG + "script"))
     texts = " ".join(t.text or "" for t in root.iter(SVG + "text"))
-    assert draw.shorten(label.replace("\n", " ") + "n2").split("…")[0][:5] in texts
+    assert shorten(label.replace("\n", " ") + "n2").split("…")[0][:5] in texts
 
 
 # ---- DOT structure ---------------------------------------------------------------------------
@@ -326,7 +334,7 @@ def test_constants_are_small_dashed_nodes_and_their_edges_carry_no_gradient():
 
 def test_tensors_show_a_shape_badge_small_ones_a_matrix_large_ones_a_heat_map():
     trace = run("W = randn(2, 3)\nV = randn(8, 9)\nL = (W.sum() * V).sum()").to_dict()
-    lay = draw._build(trace, None)
+    lay = draw.build(trace, None)
     w = next(n for n in trace["nodes"] if n["label"] == "W")
     v = next(n for n in trace["nodes"] if n["label"] == "V")
     assert "[2×3]" in dot_node_line(lay.dot, w["id"])
@@ -448,22 +456,22 @@ def test_a_tensor_of_any_rank_or_with_a_zero_length_axis_is_drawn(shape: tuple[i
         assert head is not None and head.text is not None
         assert head.text.replace("\xa0", " ").removeprefix("▶ ") == "A  " + draw.shape_text(shape)
         texts = [t.text for t in group.iter(SVG + "text")]
-        assert texts.count(draw.EMPTY) == (2 if empty else 0)
+        assert texts.count(EMPTY) == (2 if empty else 0)
         if not empty and len(shape) > 2:  # a heat map for the value and one for the grad
             assert group.find(f".//{SVG}g[@id='{node['id']}-vheat']") is not None
             assert group.find(f".//{SVG}g[@id='{node['id']}-gheat']") is not None
     edge = draw.to_dot(trace, 0)
     assert f"← {draw.shape_text(shape)}<" in edge  # the gradient's shape, all of it
     done = subprocess.run(
-        ["dot", "-Tsvg"], input=edge.encode(), capture_output=True, env=layout.graphviz_env()
+        ["dot", "-Tsvg"], input=edge.encode(), capture_output=True, env=graphviz_env()
     )
     assert done.returncode == 0 and not done.stderr
 
 
 def test_heat_grid_of_an_empty_tensor_has_no_blocks():
-    assert draw.heat_grid([[], []]).shape == (0, 0)
-    assert draw.heat_grid([]).shape == (0, 0)
-    assert draw.heat_grid(list(range(40))).shape == (1, draw.HEAT_COLS)
+    assert heat_grid([[], []]).shape == (0, 0)
+    assert heat_grid([]).shape == (0, 0)
+    assert heat_grid(list(range(40))).shape == (1, HEAT_COLS)
 
 
 @needs_dot
@@ -492,7 +500,7 @@ RNN = (
 
 def test_an_unrolled_loop_is_found_by_its_repeated_spans():
     trace = run(RNN).to_dict()
-    its = draw.loop_iterations(trace)
+    its = loop_iterations(trace)
     assert len(its) == 6 and all(len(it) == len(its[0]) == 5 for it in its)
     plan = draw.collapse_plan(trace)
     assert plan and plan["collapsed"] == 4 and len(plan["members"]) == 20
@@ -556,10 +564,10 @@ def test_a_new_number_in_the_same_program_keeps_the_layout_and_costs_no_graphviz
 def test_text_only_labels_sit_in_the_middle_of_their_boxes() -> None:
     svg = draw.render_svg(run("a = 2.0\nL = a*3.0 - 1.5").to_dict(), None)
     root = ET.fromstring(svg)
-    for g in root.iter(f"{{{draw.SVG_NS}}}g"):
+    for g in root.iter(f"{{{SVG_NS}}}g"):
         if "const" not in (g.get("class") or "").split():
             continue
-        text = next(g.iter(f"{{{draw.SVG_NS}}}text"))
+        text = next(g.iter(f"{{{SVG_NS}}}text"))
         shape = [el for el in g if el.tag.endswith(("path", "polygon"))][-1]
         coords = shape.get("d") or shape.get("points") or ""
         xs = [float(x) for x in re.findall(r"(-?[0-9.]+),-?[0-9.]+", coords)]
@@ -570,19 +578,19 @@ def test_text_only_labels_sit_in_the_middle_of_their_boxes() -> None:
 def test_a_drawing_whose_texts_do_not_come_back_is_laid_out_with_them(monkeypatch) -> None:
     """Should Graphviz ever draw other texts than the placeholders it was given, the drawing
     is made again from the DOT with the real texts, never shown with a placeholder."""
-    real = draw._geometry
+    real = without_texts
 
     def one_text_short(dot: str) -> tuple[str, dict[str, list[str]]]:
         geometry, texts = real(dot)
         texts["n0"] = texts["n0"][:-1]
         return geometry, texts
 
-    monkeypatch.setattr(draw, "_geometry", one_text_short)
+    monkeypatch.setattr("engine.drawing.dot.without_texts", one_text_short)
     draw.to_svg.cache_clear()
     svg = draw.render_svg(run("x = 7.0\nL = x*x").to_dict(), None)
     texts = " | ".join(ET.fromstring(svg).itertext())
     assert "x = 7" in texts and "L = 49" in texts
-    assert f">{draw.PLACEHOLDER}<" not in svg
+    assert f">{PLACEHOLDER}<" not in svg
 
 
 def test_every_step_of_a_program_is_drawn_with_the_same_layout() -> None:
@@ -593,15 +601,15 @@ def test_every_step_of_a_program_is_drawn_with_the_same_layout() -> None:
     for k in range(len(trace["steps"])):
         root = ET.fromstring(draw.render_svg(trace, k, legend=True))
         boxes = []
-        for g in root.iter(f"{{{draw.SVG_NS}}}g"):
+        for g in root.iter(f"{{{SVG_NS}}}g"):
             if "node" not in (g.get("class") or "").split():
                 continue
             outline = next(el for el in g if el.get("class") == "outline")
             boxes.append((g.get("id"), outline.get("points") or outline.get("d")))
             if "current" in g.get("class", "").split():
                 assert outline.get("stroke-width") == "3"
-            cell = g.find(f"{{{draw.SVG_NS}}}polygon[@class='gcell']")
+            cell = g.find(f"{{{SVG_NS}}}polygon[@class='gcell']")
             if cell is not None and "changed" in g.get("class", "").split():
-                assert cell.get("stroke") == draw.STYLE["ink"] and cell.get("stroke-width") == "2"
+                assert cell.get("stroke") == STYLE["ink"] and cell.get("stroke-width") == "2"
         placements.add((root.get("width"), root.get("height"), tuple(sorted(boxes))))
     assert len(placements) == 1

@@ -1,6 +1,7 @@
-"""Graphviz in a warm helper process (engine/drawing/layout.py) draws exactly what `dot -Tsvg` draws,
-says why a graph is refused in `dot`'s own words, and stays bounded in time; and the engine's
-scalar fast path (engine/autograd/ops.py) computes what the array path computes."""
+"""Graphviz in a warm helper process (engine/drawing/graphviz.py) draws exactly what
+`dot -Tsvg` draws, says why a graph is refused in `dot`'s own words, and stays bounded in time;
+and the engine's scalar fast path (engine/autograd/ops/) computes what the array path
+computes."""
 
 from __future__ import annotations
 
@@ -13,10 +14,14 @@ import warnings
 import numpy as np
 import pytest
 
+from engine import drawing as draw
 from engine import run
 from engine.autograd import ops
 from engine.autograd.value import leaf
-from engine.drawing import draw, layout
+from engine.drawing import budget as layout_budget
+from engine.drawing import cells, graphviz
+from engine.drawing.style import PAD
+from engine.drawing.text import text_width
 
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
 
@@ -36,18 +41,18 @@ needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is 
 def test_the_helper_draws_exactly_what_dot_draws(source: str) -> None:
     dot = draw.to_dot(run(source).to_dict(), None).encode()
     by_dot = subprocess.run(
-        ["dot", "-Tsvg"], input=dot, capture_output=True, check=True, env=layout.graphviz_env()
+        ["dot", "-Tsvg"], input=dot, capture_output=True, check=True, env=graphviz.graphviz_env()
     ).stdout
-    by_helper = layout.run_dot(dot, timeout=30)
+    by_helper = graphviz.run_dot(dot, timeout=30)
     assert by_helper.returncode == 0
     assert by_helper.stdout == by_dot
 
 
 @needs_dot
 def test_graphviz_runs_with_only_the_svg_renderer_and_the_dot_layout() -> None:
-    """No Pango: the boxes are as wide as engine/drawing/draw.py says (our font's advance), not as
+    """No Pango: the boxes are as wide as engine/drawing/cells.py says (our font's advance), not as
     Graphviz would measure the text."""
-    env = layout.graphviz_env()
+    env = graphviz.graphviz_env()
     plugins = sorted(os.listdir(env["GVBINDIR"]))
     assert [p.split(".")[0] for p in plugins if p.startswith("lib")] == [
         "libgvplugin_core",
@@ -59,30 +64,30 @@ def test_graphviz_runs_with_only_the_svg_renderer_and_the_dot_layout() -> None:
     assert grad_cell is not None
     xs = [float(p.split(",")[0]) for p in grad_cell.group(1).split()]
     width = max(xs) - min(xs)
-    room = draw._room_for("2")  # the room a number gets
-    assert width == draw._room(draw.text_width(f"▶ {label} = {room}") + 2 * draw.PAD + 2)
+    room = cells.room_for("2")  # the room a number gets
+    assert width == cells.room(text_width(f"▶ {label} = {room}") + 2 * PAD + 2)
 
 
 @needs_dot
 def test_a_refused_graph_gets_dots_own_error() -> None:
-    done = layout.run_dot(b"digraph { a -> }", timeout=30)
+    done = graphviz.run_dot(b"digraph { a -> }", timeout=30)
     assert done.returncode != 0 and b"syntax error" in done.stderr
-    assert layout.run_dot(b"digraph { a -> b }", timeout=30).returncode == 0  # still working
+    assert graphviz.run_dot(b"digraph { a -> b }", timeout=30).returncode == 0  # still working
 
 
 @needs_dot
 def test_a_layout_past_its_time_is_stopped_and_the_next_one_works() -> None:
     big = "digraph { " + " ".join(f"n{i} -> n{(i * 7919) % 3000};" for i in range(3000)) + " }"
-    with pytest.raises(layout.CpuTimeExpired):  # its CPU time ran out (a TimeoutExpired)
-        layout.run_dot(big.encode(), timeout=0.05)
-    assert layout.run_dot(b"digraph { a -> b }", timeout=30).returncode == 0
+    with pytest.raises(layout_budget.CpuTimeExpired):  # its CPU time ran out (a TimeoutExpired)
+        graphviz.run_dot(big.encode(), timeout=0.05)
+    assert graphviz.run_dot(b"digraph { a -> b }", timeout=30).returncode == 0
 
 
 @needs_dot
 def test_a_helper_whose_pipes_are_past_descriptor_1024_still_answers() -> None:
     """A busy server holds many sockets: select() cannot wait on a descriptor past 1,024 (the
     helper would look broken, and every layout fall back to `dot`); poll() can."""
-    layout.close_all()
+    graphviz.close_all()
     spare: list[int] = []
     try:
         while not spare or spare[-1] < 1_100:
@@ -92,15 +97,15 @@ def test_a_helper_whose_pipes_are_past_descriptor_1024_still_answers() -> None:
             os.close(fd)
         pytest.skip("cannot open 1,100 descriptors here")
     try:
-        helper = layout._take()
+        helper = graphviz._take()
         assert helper is not None and helper.proc.stdout is not None
         assert helper.proc.stdout.fileno() > 1_024
-        layout._give_back(helper)
-        done = layout.run_dot(b"digraph { a -> b }", timeout=30)
+        graphviz._give_back(helper)
+        done = graphviz.run_dot(b"digraph { a -> b }", timeout=30)
         assert done.returncode == 0 and b"<svg" in done.stdout
-        assert helper in layout._idle  # the helper answered: it is back, warm
+        assert helper in graphviz._idle  # the helper answered: it is back, warm
     finally:
-        layout.close_all()
+        graphviz.close_all()
         for fd in spare:
             os.close(fd)
 

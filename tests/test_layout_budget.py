@@ -1,8 +1,8 @@
-"""Bounded layouts (engine/drawing/draw.py `to_svg`, engine/drawing/layout.py): a layout has a budget of its own
-(max_layout_seconds) of CPU time and is stopped past it; the verdict is remembered by the graph's
-shape, so a replay is refused without Graphviz; a layout held up by a busy machine (wall time
-passing, not CPU time) is not judged by it; small pictures have their own lane and never queue
-behind large layouts.
+"""Bounded layouts (engine/drawing/render.py `to_svg`, graphviz.py, budget.py): a layout has a
+budget of its own (max_layout_seconds) of CPU time and is stopped past it; the verdict is
+remembered by the graph's shape, so a replay is refused without Graphviz; a layout held up by a
+busy machine (wall time passing, not CPU time) is not judged by it; small pictures have their
+own lane and never queue behind large layouts.
 
 The bomb is a DAG whose every value adds the ones 1, 10, 30 and 50 steps back: 121 nodes that
 take `dot` some 20 s on this kind of machine, far past any budget used here."""
@@ -21,8 +21,10 @@ from typing import Any
 
 import pytest
 
+from engine import drawing as draw
 from engine import run
-from engine.drawing import draw, layout
+from engine.drawing import budget as layout_budget
+from engine.drawing import graphviz, render
 from engine.limits import Limits, deadline
 
 pytestmark = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")
@@ -43,7 +45,7 @@ def trace_of(source: str) -> dict[str, Any]:
 
 
 class Counted:
-    """layout.run_dot, counting its calls and the ones running now."""
+    """graphviz.run_dot, counting its calls and the ones running now."""
 
     def __init__(self, real: Callable[..., Any]) -> None:
         self.real = real
@@ -67,14 +69,14 @@ def counted(monkeypatch: pytest.MonkeyPatch) -> Iterator[Counted]:
     """A fresh start (no layouts cached, no verdicts remembered) with run_dot counted. The wall
     ceiling is raised (10 budgets, not 4): these tests are about CPU time, and must give the
     same verdicts on a CI machine however loaded; the ceiling's own tests set it back."""
-    monkeypatch.setattr(layout, "WALL_CEILING_BUDGETS", 10.0)
+    monkeypatch.setattr(layout_budget, "WALL_CEILING_BUDGETS", 10.0)
     draw.to_svg.cache_clear()
-    draw.forget_layout_timeouts()
-    spy = Counted(layout.run_dot)
-    monkeypatch.setattr(layout, "run_dot", spy)
+    render.forget_layout_timeouts()
+    spy = Counted(graphviz.run_dot)
+    monkeypatch.setattr(graphviz, "run_dot", spy)
     yield spy
     draw.to_svg.cache_clear()
-    draw.forget_layout_timeouts()
+    render.forget_layout_timeouts()
 
 
 def refused(trace: dict[str, Any], **options: Any) -> draw.DrawError:
@@ -105,7 +107,7 @@ def test_a_replay_of_a_shape_that_ran_out_is_refused_at_once_without_graphviz(
     other_numbers = trace_of(bomb(seed=2.5))  # the same shape: the same layout
     err = refused(other_numbers, timeout=0.3)
     assert counted.calls == 1 and err.code == "layout_timeout"
-    lay = draw._build(other_numbers, None)  # what render_svg hands to_svg, timed alone
+    lay = draw.build(other_numbers, None)  # what render_svg hands to_svg, timed alone
     start = time.monotonic()
     with pytest.raises(draw.DrawError):
         draw.to_svg(lay.geometry or lay.dot, timeout=0.3)
@@ -130,16 +132,16 @@ def test_a_layout_cut_short_by_the_request_deadline_is_not_remembered(counted: C
 def test_a_layout_past_its_budget_is_stopped_and_the_next_one_works(
     monkeypatch: pytest.MonkeyPatch, counted: Counted
 ) -> None:
-    helpers: list[layout._Helper] = []
-    real_take = layout._take
+    helpers: list[graphviz._Helper] = []
+    real_take = graphviz._take
 
-    def take() -> layout._Helper | None:
+    def take() -> graphviz._Helper | None:
         helper = real_take()
         if helper is not None:
             helpers.append(helper)
         return helper
 
-    monkeypatch.setattr(layout, "_take", take)
+    monkeypatch.setattr(graphviz, "_take", take)
     refused(trace_of(bomb()), timeout=0.3)
     if not helpers:
         pytest.skip("no Graphviz helper here (libgvc missing): `dot` runs under a timeout")
@@ -189,53 +191,53 @@ def test_a_large_layout_waits_for_a_slot_a_bounded_time_then_is_busy(counted: Co
     for thread in threads:
         thread.join(10)
     assert err.code == "busy" and counted.calls == 2  # never reached Graphviz
-    assert draw.SLOT_WAIT_BUDGETS * 0.2 <= took < 1.0
+    assert render.SLOT_WAIT_BUDGETS * 0.2 <= took < 1.0
 
 
 def test_the_small_lane_is_chosen_by_the_number_of_statements() -> None:
-    assert draw.is_small_layout(draw.to_dot(trace_of("x*y + x"), None, legend=True))
-    assert not draw.is_small_layout(draw.to_dot(trace_of(bomb()), None))
+    assert render.is_small_layout(draw.to_dot(trace_of("x*y + x"), None, legend=True))
+    assert not render.is_small_layout(draw.to_dot(trace_of(bomb()), None))
     one_line = "digraph { " + " ".join(f"n{i} -> n{i + 1};" for i in range(1_000)) + " }"
-    assert not draw.is_small_layout(one_line)
+    assert not render.is_small_layout(one_line)
 
 
 def test_the_default_budget_is_the_setting_from_the_environment(
     monkeypatch: pytest.MonkeyPatch, counted: Counted
 ) -> None:
-    assert draw.default_layout_seconds() == Limits().max_layout_seconds == 2.0
+    assert render.default_layout_seconds() == Limits().max_layout_seconds == 2.0
     monkeypatch.setenv("GRADTRACE_MAX_LAYOUT_SECONDS", "0.25")
-    draw.default_layout_seconds.cache_clear()
+    render.default_layout_seconds.cache_clear()
     try:
-        assert draw.default_layout_seconds() == 0.25
+        assert render.default_layout_seconds() == 0.25
         err = refused(trace_of(bomb()))
         assert "longer than 0.25 s (max_layout_seconds)" in err.message
     finally:
         monkeypatch.delenv("GRADTRACE_MAX_LAYOUT_SECONDS")
-        draw.default_layout_seconds.cache_clear()
-    assert draw.default_layout_seconds() == 2.0
+        render.default_layout_seconds.cache_clear()
+    assert render.default_layout_seconds() == 2.0
 
 
 def test_dot_without_a_helper_is_bounded_by_the_budget_too(
     monkeypatch: pytest.MonkeyPatch, counted: Counted
 ) -> None:
     """GRADTRACE_LAYOUT=dot (or no libgvc): `dot` itself, killed past the budget."""
-    monkeypatch.setattr(layout, "_take", lambda: None)
+    monkeypatch.setattr(graphviz, "_take", lambda: None)
     start = time.monotonic()
     err = refused(trace_of(bomb()), timeout=0.3)
     assert err.code == "layout_timeout" and time.monotonic() - start < 3.5
     dot = draw.to_dot(trace_of(bomb(71)), None).encode()
-    with pytest.raises(layout.CpuTimeExpired):  # `dot`'s own CPU time, read by its pid
-        layout.run_dot(dot, timeout=0.2)
+    with pytest.raises(layout_budget.CpuTimeExpired):  # `dot`'s own CPU time, read by its pid
+        graphviz.run_dot(dot, timeout=0.2)
     # A `dot` that gets no CPU time (as on a machine too busy) stops at the wall bound instead.
-    monkeypatch.setattr(layout, "cpu_seconds", lambda pid: 1.0)
+    monkeypatch.setattr(layout_budget, "cpu_seconds", lambda pid: 1.0)
     start = time.monotonic()
-    with pytest.raises(layout.WallTimeExpired):
-        layout.run_dot(dot, timeout=0.2, wall=0.4)
+    with pytest.raises(layout_budget.WallTimeExpired):
+        graphviz.run_dot(dot, timeout=0.2, wall=0.4)
     assert 0.4 <= time.monotonic() - start < 5.0  # stopped: this graph takes `dot` some 20 s
     # ...and a small graph goes through `dot` whole: stdin written, stdout and stderr read.
-    done = layout.run_dot(b"digraph { a -> b }", timeout=5)
+    done = graphviz.run_dot(b"digraph { a -> b }", timeout=5)
     assert done.returncode == 0 and done.stdout.rstrip().endswith(b"</svg>")
-    done = layout.run_dot(b"digraph { a -> }", timeout=5)
+    done = graphviz.run_dot(b"digraph { a -> }", timeout=5)
     assert done.returncode != 0 and b"syntax error" in done.stderr
 
 
@@ -258,7 +260,7 @@ def test_a_loop_whose_full_layout_runs_out_of_budget_is_drawn_collapsed(
             raise draw.DrawError("out of time", code, "max_layout_seconds")
         return real(dot, timeout)
 
-    monkeypatch.setattr(draw, "to_svg", full_ones_run_out)
+    monkeypatch.setattr(render, "to_svg", full_ones_run_out)
     trace = trace_of(RNN)
     plan = draw.collapse_plan(trace)
     assert plan is not None
@@ -288,9 +290,9 @@ class FakeClocks:
         self.reads += 1
         return self.cpu.get(pid)
 
-    def budget(self, cpu: float = 1.0, wall: float | None = None) -> layout.Budget:
-        return layout.Budget(
-            cpu, layout.wall_ceiling(cpu) if wall is None else wall, self.reader, self.clock
+    def budget(self, cpu: float = 1.0, wall: float | None = None) -> layout_budget.Budget:
+        return layout_budget.Budget(
+            cpu, layout_budget.wall_ceiling(cpu) if wall is None else wall, self.reader, self.clock
         )
 
 
@@ -306,10 +308,10 @@ def test_wall_time_passing_without_cpu_time_does_not_run_out_the_budget() -> Non
     budget.finish()  # and an answer now is an answer
     assert budget.spent() == pytest.approx(0.5)
     t.now += 1.3  # past the ceiling, 4 × 1 s + 0.25 s, with still 0.5 s of CPU: busy
-    with pytest.raises(layout.WallTimeExpired) as err:
+    with pytest.raises(layout_budget.WallTimeExpired) as err:
         budget.check()
-    assert not isinstance(err.value, layout.CpuTimeExpired)
-    assert err.value.timeout == layout.wall_ceiling(1.0) == 4.25
+    assert not isinstance(err.value, layout_budget.CpuTimeExpired)
+    assert err.value.timeout == layout_budget.wall_ceiling(1.0) == 4.25
 
 
 def test_cpu_time_past_the_budget_runs_it_out_while_waiting_or_at_the_answer() -> None:
@@ -318,7 +320,7 @@ def test_cpu_time_past_the_budget_runs_it_out_while_waiting_or_at_the_answer() -
     budget = t.budget(1.0)
     budget.watch(7)
     t.now, t.cpu[7] = t.now + 1.05, 41.02
-    with pytest.raises(layout.CpuTimeExpired) as err:
+    with pytest.raises(layout_budget.CpuTimeExpired) as err:
         budget.check()
     assert err.value.timeout == 1.0
     # A layout whose answer comes between two checks is judged by its cost all the same.
@@ -326,7 +328,7 @@ def test_cpu_time_past_the_budget_runs_it_out_while_waiting_or_at_the_answer() -
     done = t.budget(1.0)
     done.watch(8)
     t.now, t.cpu[8] = t.now + 1.2, 4.1
-    with pytest.raises(layout.CpuTimeExpired):
+    with pytest.raises(layout_budget.CpuTimeExpired):
         done.finish()
 
 
@@ -346,7 +348,7 @@ def test_the_cpu_time_is_not_read_before_the_budget_could_have_run_out() -> None
     assert budget.check() == pytest.approx(0.7)  # 0.7 s of CPU time left
     t.cpu[7] = 0.995
     t.now += 0.7
-    assert budget.check() == layout.POLL  # almost out: checked every POLL seconds
+    assert budget.check() == layout_budget.POLL  # almost out: checked every POLL seconds
     assert t.reads == 3
 
 
@@ -361,7 +363,7 @@ def test_the_cpu_time_of_every_process_a_layout_runs_in_counts() -> None:
     t.cpu.pop(7)  # gone: what it had used was read last
     budget.watch(8)
     t.now, t.cpu[8] = t.now + 0.5, 0.5
-    with pytest.raises(layout.CpuTimeExpired):
+    with pytest.raises(layout_budget.CpuTimeExpired):
         budget.check()
     assert budget.spent() == pytest.approx(1.1)
 
@@ -373,22 +375,22 @@ def test_without_proc_wall_time_stands_in_for_cpu_time() -> None:
     t.now += 0.9
     assert budget.check() == pytest.approx(0.1)
     t.now += 0.2
-    with pytest.raises(layout.CpuTimeExpired):
+    with pytest.raises(layout_budget.CpuTimeExpired):
         budget.check()
 
 
 def test_proc_cpu_seconds_reads_a_process_cpu_time() -> None:
-    before = layout.proc_cpu_seconds(os.getpid())
+    before = layout_budget.proc_cpu_seconds(os.getpid())
     if before is None:
         pytest.skip("no /proc here: wall time stands in (see the test above)")
     spin = time.process_time()
     while time.process_time() - spin < 0.05:
         pass
-    after = layout.proc_cpu_seconds(os.getpid())
+    after = layout_budget.proc_cpu_seconds(os.getpid())
     assert after is not None and 0.04 <= after - before < 1.0
     gone = subprocess.Popen([sys.executable, "-c", "pass"])
     gone.wait()
-    assert layout.proc_cpu_seconds(gone.pid) is None  # reaped: nothing to read
+    assert layout_budget.proc_cpu_seconds(gone.pid) is None  # reaped: nothing to read
 
 
 def test_a_layout_that_gets_no_cpu_time_is_busy_and_not_remembered(
@@ -397,8 +399,8 @@ def test_a_layout_that_gets_no_cpu_time_is_busy_and_not_remembered(
     """The whole way through a real helper, with its CPU clock frozen: the layout gets no CPU
     time (a machine too busy), so the wall ceiling stops it: "busy", a 503 in the app, and its
     shape is not judged."""
-    monkeypatch.setattr(layout, "WALL_CEILING_BUDGETS", 4.0)
-    monkeypatch.setattr(layout, "cpu_seconds", lambda pid: 1.0)
+    monkeypatch.setattr(layout_budget, "WALL_CEILING_BUDGETS", 4.0)
+    monkeypatch.setattr(layout_budget, "cpu_seconds", lambda pid: 1.0)
     trace = trace_of(bomb())
     start = time.monotonic()
     err = refused(trace, timeout=0.2)
@@ -411,13 +413,13 @@ def test_a_layout_that_gets_no_cpu_time_is_busy_and_not_remembered(
     # Its DOT built, a helper started, 1.05 s waited (4 × 0.2 s + 0.25 s), and stopped: the graph
     # would take some 20 s.
     assert 1.05 <= took < 5.0
-    monkeypatch.setattr(layout, "cpu_seconds", layout.proc_cpu_seconds)
+    monkeypatch.setattr(layout_budget, "cpu_seconds", layout_budget.proc_cpu_seconds)
     err = refused(trace, timeout=0.2)  # not refused at once: it runs, and runs out of CPU time
     assert err.code == "layout_timeout" and counted.calls == 2
 
 
 def _cpu_of(pid: int) -> float:
-    return layout.proc_cpu_seconds(pid) or 0.0
+    return layout_budget.proc_cpu_seconds(pid) or 0.0
 
 
 @pytest.mark.skipif(not hasattr(os, "sched_setaffinity"), reason="no CPU affinity here")
@@ -429,16 +431,16 @@ def test_a_layout_sharing_its_cpu_with_three_busy_loops_is_drawn_and_not_judged(
     times the CPU time the same layout took alone, measured first in the same helper (a fixed
     budget passed or failed with the machine's speed): more than the layout uses, less than
     the wall time it takes. Measured in wall time it was refused and its shape remembered."""
-    if layout.proc_cpu_seconds(os.getpid()) is None:
+    if layout_budget.proc_cpu_seconds(os.getpid()) is None:
         pytest.skip("no /proc here: wall time stands in for CPU time")
     dot = draw.to_dot(trace_of(bomb(46)), None)
     cpu = max(os.sched_getaffinity(0))
-    helper = layout._Helper()
-    monkeypatch.setattr(layout, "_take", lambda: helper)
+    helper = graphviz._Helper()
+    monkeypatch.setattr(graphviz, "_take", lambda: helper)
     loops: list[subprocess.Popen[bytes]] = []
     try:
         os.sched_setaffinity(helper.proc.pid, {cpu})
-        alone = layout.Budget(math.inf, 60.0)
+        alone = layout_budget.Budget(math.inf, 60.0)
         assert helper.layout(dot.encode(), alone) is not None
         budget = max(0.05, 2.5 * alone.spent())
         for _ in range(3):
@@ -459,5 +461,5 @@ def test_a_layout_sharing_its_cpu_with_three_busy_loops_is_drawn_and_not_judged(
         f"no contention after all ({took:.2f} s, budget {budget:.2f} s): the test shows nothing"
     )
     assert svg.rstrip().endswith("</svg>")
-    assert not draw._ran_out(draw._shape_key(dot), budget)
+    assert not render._ran_out(render._shape_key(dot), budget)
     assert math.isfinite(took) and counted.calls == 1

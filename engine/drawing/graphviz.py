@@ -1,33 +1,27 @@
-"""Graphviz layouts without a new process for each one.
+"""The one place Graphviz runs: layouts in warm helper processes, or `dot` itself.
 
 `dot -Tsvg` costs about 12 ms a run on this kind of machine, and nearly all of it is start-up
 (loading plugins and fonts): laying out a 40-node graph takes well under a millisecond. So a
-helper process loads Graphviz's library (libgvc, through ctypes) once and then lays out graph
+helper process (graphviz_helper.py) loads Graphviz's library once and then lays out graph
 after graph, fed over a pipe. It keeps what a subprocess gave: a layout that hangs or crashes
 takes down only the helper, which is killed and replaced (the next layout starts a new one).
 
 Each caller has a helper of its own for the whole layout (an idle one, or a new one: ~40 ms),
-never a pipe shared with another layout: so engine/drawing/draw.py's small-picture lane never waits on a
+never a pipe shared with another layout: so render.py's small-picture lane never waits on a
 large layout, and a layout past its time is stopped by killing its helper, which frees the CPU
 at once (Graphviz cannot be interrupted inside the library).
 
 `run_dot(dot, timeout)` answers like `subprocess.run(["dot", "-Tsvg"], ...)`: a
 CompletedProcess, `subprocess.TimeoutExpired` past the timeout, `OSError` without Graphviz.
-The timeout is CPU time, what the layout itself costs (a `Budget`): on a busy machine a layout
-takes longer in wall-clock time but no more CPU, so whether a graph is "too slow" does not
-depend on the load. A wall-clock ceiling (`wall_ceiling`) still bounds it, so nothing hangs;
-the two are told apart (CpuTimeExpired, WallTimeExpired).
-Where libgvc cannot be loaded (or with `GRADTRACE_LAYOUT=dot`), and for any graph the helper
-refuses (so the error message is Graphviz's own), it runs `dot` itself.
+The timeout is CPU time, what the layout itself costs (budget.py). Where libgvc cannot be
+loaded (or with `GRADTRACE_LAYOUT=dot`), and for any graph the helper refuses (so the error
+message is Graphviz's own), it runs `dot` itself.
 
 Graphviz runs with two plugins only, its SVG renderer and the dot layout (`GVBINDIR` pointing
 at a directory that holds just those): no Pango, so text is measured by Graphviz's built-in
-font metrics. engine/drawing/draw.py gives every box and label its width, so nothing depends on how
+font metrics. cells.py gives every box and label its width, so nothing depends on how
 Graphviz measures text, and a layout costs a third less (the MLP: 34 -> 24 ms). Where the
 plugins cannot be found, or with `GRADTRACE_LAYOUT_PLUGINS=all`, Graphviz loads all of its own.
-
-This file is also the helper (`python engine/drawing/layout.py`): standard library only, so it starts
-without importing NumPy or the engine.
 """
 
 from __future__ import annotations
@@ -42,24 +36,14 @@ import subprocess
 import sys
 import tempfile
 import threading
-import time
-from collections.abc import Callable
 
-HEADER = struct.Struct("!BI")  # status (0 = SVG, 1 = refused), payload length
-LENGTH = struct.Struct("!I")
+from engine.drawing import graphviz_helper
+from engine.drawing.budget import Budget, poll_ms, wait_readable, wall_ceiling
+from engine.drawing.graphviz_helper import HEADER, LENGTH
+
 RECYCLE_AFTER = 2_000  # layouts per helper: whatever Graphviz leaks stays bounded
-MAX_IDLE = 4  # idle helpers kept warm (engine/drawing/draw.py runs at most 2 + 2 layouts at once)
+MAX_IDLE = 4  # idle helpers kept warm (render.py runs at most 2 + 2 layouts at once)
 START_TIMEOUT = 10.0  # seconds for a new helper to load Graphviz and say it is ready
-# Once a layout could have used its CPU budget (as much wall time has passed), its CPU time is
-# looked at every POLL seconds: it is stopped at most this much CPU time past its budget.
-POLL = 0.02
-# The wall-clock ceiling of a layout with a CPU budget of b seconds: 4 b + 0.25 s. Past it the
-# machine is too busy (the layout got under a quarter of a CPU); the fixed part covers waking a
-# process, which costs no CPU time of its own but can take a while on a loaded machine.
-WALL_CEILING_BUDGETS = 4.0
-WALL_CEILING_SLACK = 0.25
-LIBRARIES = ("libgvc.so.6", "libgvc.so", "libgvc.dylib")
-CGRAPH = ("libcgraph.so.6", "libcgraph.so", "libcgraph.dylib")
 PLUGINS = ("libgvplugin_core", "libgvplugin_dot_layout")  # SVG out, dot layout: all we use
 PLUGIN_DIRS = (
     "/usr/lib/x86_64-linux-gnu/graphviz",
@@ -129,145 +113,6 @@ def graphviz_env() -> dict[str, str]:
         return _plugin_env
 
 
-# --- what a layout costs --------------------------------------------------------------------
-
-
-class CpuTimeExpired(subprocess.TimeoutExpired):
-    """The layout used up its CPU budget: its own cost, the same however busy the machine."""
-
-
-class WallTimeExpired(subprocess.TimeoutExpired):
-    """The wall-clock bound passed before the CPU budget did: the layout was held up (a busy
-    machine, or the request's deadline), which says nothing of the graph."""
-
-
-def wall_ceiling(cpu_seconds: float) -> float:
-    """The wall-clock seconds a layout with this CPU budget may take at most (see
-    WALL_CEILING_BUDGETS)."""
-    return WALL_CEILING_BUDGETS * cpu_seconds + WALL_CEILING_SLACK
-
-
-def _clock_ticks() -> int:
-    try:
-        return os.sysconf("SC_CLK_TCK")
-    except (AttributeError, ValueError, OSError):
-        return 100
-
-
-_CLK_TCK = _clock_ticks()
-
-
-def proc_cpu_seconds(pid: int) -> float | None:
-    """The CPU time (user + system) process `pid` has used, in seconds; None where /proc cannot
-    tell. The scheduler's count in nanoseconds (/proc/<pid>/schedstat) where there is one, else
-    utime + stime in clock ticks (/proc/<pid>/stat, 10 ms). schedstat counts the main thread
-    only: the helper and `dot` have no other. A zombie still answers, until it is reaped."""
-    try:
-        with open(f"/proc/{pid}/schedstat", "rb") as f:
-            ns = int(f.read().split()[0])
-        if ns > 0:  # a kernel without the count writes "0 0 0": every process has run a little
-            return ns / 1e9
-    except (OSError, ValueError, IndexError):
-        pass
-    try:
-        with open(f"/proc/{pid}/stat", "rb") as f:
-            fields = f.read().rsplit(b")", 1)[1].split()  # the name, in brackets, may hold spaces
-        return (int(fields[11]) + int(fields[12])) / _CLK_TCK  # fields 14 and 15: utime, stime
-    except (OSError, ValueError, IndexError):
-        return None
-
-
-# How a layout's CPU time is read: a hook, so that tests can give a clock of their own.
-cpu_seconds: Callable[[int], float | None] = proc_cpu_seconds
-
-
-class Budget:
-    """One layout's bounds: `cpu` seconds of CPU time in the processes it runs in (`watch`
-    each: a helper, then maybe `dot`), and `wall` seconds of wall-clock time from now.
-
-    A process cannot use CPU time faster than wall time passes (the helper and `dot` have one
-    thread), so the CPU time is only read once as much wall time as is left of the budget has
-    passed: a small layout is done long before, and costs no read at all. Where /proc cannot
-    tell, wall time since `watch` stands in for the CPU time (a busy machine then counts)."""
-
-    def __init__(
-        self,
-        cpu: float,
-        wall: float,
-        reader: Callable[[int], float | None] | None = None,
-        clock: Callable[[], float] = time.monotonic,
-    ) -> None:
-        self.cpu = cpu
-        self.wall = wall
-        self._reader = reader
-        self._clock = clock
-        self.start = clock()
-        self._before = 0.0  # CPU time used in the processes watched before this one
-        self._pid: int | None = None
-        self._watched_at = self.start
-        self._base: float | None = None  # the process's CPU time when watched
-        self._last: float | None = None  # ... and when last read
-
-    def _read(self, pid: int) -> float | None:
-        return (self._reader or cpu_seconds)(pid)
-
-    def watch(self, pid: int) -> None:
-        """Count the CPU time of process `pid` from now on (what earlier ones used stays)."""
-        self._before = self.spent()
-        self._pid = pid
-        self._watched_at = self._clock()
-        self._base = self._last = self._read(pid)
-
-    def spent(self) -> float:
-        """The CPU time used so far, in seconds."""
-        if self._pid is None:
-            return self._before
-        if self._base is None:  # no /proc here
-            return self._before + self._clock() - self._watched_at
-        now = self._read(self._pid)
-        if now is not None:  # None: the process is gone, and what it had used was read last
-            self._last = now
-        assert self._last is not None
-        return self._before + max(self._last - self._base, 0.0)
-
-    def check(self) -> float:
-        """How long to wait for the answer before the next check, in seconds. Raises
-        CpuTimeExpired past the CPU budget, WallTimeExpired past the wall-clock bound."""
-        now = self._clock()
-        most = self._before + (now - self._watched_at)  # the CPU time it can have used
-        if most > self.cpu:
-            most = self.spent()
-            if most > self.cpu:
-                raise CpuTimeExpired("dot", self.cpu)
-        wall_left = self.wall - (now - self.start)
-        if wall_left <= 0:
-            raise WallTimeExpired("dot", self.wall)
-        # The budget cannot run out sooner than its CPU time left; checked at least every POLL.
-        return min(max(self.cpu - most, POLL), wall_left)
-
-    def finish(self) -> None:
-        """The answer has come: CpuTimeExpired all the same if it cost more than the budget, so
-        that the verdict is the layout's cost, not the moment a check happened to run."""
-        could = self._before + (self._clock() - self._watched_at) > self.cpu
-        if could and self.spent() > self.cpu:
-            raise CpuTimeExpired("dot", self.cpu)
-
-
-def _wait_readable(fd: int, budget: Budget) -> None:
-    """Until `fd` has something to read; raises as Budget.check when the layout is past it.
-    poll(), not select(): a busy server's descriptors can be past select's 1,024."""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    while not poller.poll(_ms(budget.check())):
-        pass
-
-
-def _ms(seconds: float) -> int:
-    """poll()'s timeout: whole milliseconds, rounded up, at most an hour (then checked again:
-    a budget without bounds waits as long as it takes)."""
-    return math.ceil(min(seconds, 3_600.0) * 1_000)
-
-
 # --- the parent's side ------------------------------------------------------------------------
 
 
@@ -276,7 +121,7 @@ class _Helper:
 
     def __init__(self) -> None:
         self.proc = subprocess.Popen(
-            [sys.executable, "-I", "-S", os.path.abspath(__file__)],
+            [sys.executable, "-I", "-S", os.path.abspath(graphviz_helper.__file__)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,  # Graphviz's warnings; a refused graph is rerun by `dot`
@@ -316,7 +161,7 @@ class _Helper:
         parts: list[bytes] = []
         while n:
             try:
-                _wait_readable(fd, budget)
+                wait_readable(fd, budget)
             except subprocess.TimeoutExpired:
                 self.close()  # Graphviz cannot be interrupted: killing its process frees the CPU
                 raise
@@ -410,7 +255,7 @@ def _pump(proc: subprocess.Popen[bytes], data: bytes, budget: Budget) -> tuple[b
     else:
         proc.stdin.close()
     while open_fds:
-        for fd, _ in poller.poll(_ms(budget.check())):
+        for fd, _ in poller.poll(poll_ms(budget.check())):
             if fd == stdin:
                 try:  # at most PIPE_BUF bytes: a pipe that polls writable takes them at once
                     sent += os.write(stdin, view[sent : sent + select.PIPE_BUF])
@@ -460,79 +305,3 @@ def close_all() -> None:
         _idle.clear()
     for helper in helpers:
         helper.close()
-
-
-# --- the helper's side ------------------------------------------------------------------------
-
-
-def _load(names: tuple[str, ...]) -> object:
-    import ctypes
-
-    for name in names:
-        try:
-            return ctypes.CDLL(name)
-        except OSError:
-            continue
-    raise OSError(f"none of {names} could be loaded")
-
-
-def _serve() -> None:
-    """Read length-prefixed DOT from stdin, answer status + length-prefixed SVG on stdout."""
-    import ctypes
-
-    gvc: ctypes.CDLL = _load(LIBRARIES)  # type: ignore[assignment]
-    cgraph: ctypes.CDLL = _load(CGRAPH)  # type: ignore[assignment]
-    vp, cp = ctypes.c_void_p, ctypes.c_char_p
-    gvc.gvContext.restype = vp
-    cgraph.agmemread.restype = vp
-    cgraph.agmemread.argtypes = [cp]
-    cgraph.agclose.argtypes = [vp]
-    gvc.gvLayout.argtypes = [vp, vp, cp]
-    gvc.gvFreeLayout.argtypes = [vp, vp]
-    gvc.gvRenderData.argtypes = [vp, vp, cp, ctypes.POINTER(cp), ctypes.POINTER(ctypes.c_uint)]
-    gvc.gvFreeRenderData.argtypes = [cp]
-    context = gvc.gvContext()
-    stdin, stdout = sys.stdin.buffer, sys.stdout.buffer
-    stdout.write(b"R")
-    stdout.flush()
-
-    def read(n: int) -> bytes:
-        data = stdin.read(n)
-        if len(data) < n:
-            raise EOFError
-        return data
-
-    def layout(dot: bytes) -> bytes | None:
-        graph = cgraph.agmemread(dot)
-        if not graph:
-            return None
-        try:
-            if gvc.gvLayout(context, graph, b"dot") != 0:
-                return None
-            try:
-                buf, size = cp(), ctypes.c_uint()
-                if gvc.gvRenderData(context, graph, b"svg", ctypes.byref(buf), ctypes.byref(size)):
-                    return None
-                svg = ctypes.string_at(buf, size.value)
-                gvc.gvFreeRenderData(buf)
-                return svg
-            finally:
-                gvc.gvFreeLayout(context, graph)
-        finally:
-            cgraph.agclose(graph)
-
-    answer: Callable[[bytes | None], bytes] = lambda svg: (  # noqa: E731
-        HEADER.pack(1, 0) if svg is None else HEADER.pack(0, len(svg)) + svg
-    )
-    while True:
-        try:
-            (size,) = LENGTH.unpack(read(LENGTH.size))
-            dot = read(size)
-        except EOFError:
-            return  # the parent has gone
-        stdout.write(answer(layout(dot)))
-        stdout.flush()
-
-
-if __name__ == "__main__":
-    _serve()

@@ -21,6 +21,7 @@ WORKDIR /srv/gradtrace
 COPY pyproject.toml README.md ./
 COPY engine ./engine
 COPY app ./app
+COPY gradtrace ./gradtrace
 COPY templates ./templates
 COPY static ./static
 # templates/ and static/ are not Python packages: the app finds them here, beside app/, and

@@ -14,7 +14,8 @@ from engine.autograd.graph import reachable
 from engine.autograd.value import Value, constant, leaf
 from engine.language.build import build
 from engine.language.parse import parse
-from engine.tracing.record import TraceRecorder, assign_labels
+from engine.tracing.labels import assign_labels
+from engine.tracing.record import TraceRecorder
 
 # --- the same networks, written against gradtrace's Value -------------------------------------
 

@@ -13,7 +13,7 @@ from engine.autograd.value import Value, constant, leaf
 from engine.errors import ProgramError
 from engine.language.parse import parse
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.program import run, run_with_contrast
+from engine.program import Run, run, run_program, run_with_contrast
 from engine.tracing.record import Trace, trace
 
 __all__ = [
@@ -21,6 +21,7 @@ __all__ = [
     "Limits",
     "OpError",
     "ProgramError",
+    "Run",
     "Trace",
     "Value",
     "backward",
@@ -30,6 +31,7 @@ __all__ = [
     "leaf",
     "parse",
     "run",
+    "run_program",
     "run_with_contrast",
     "topological_order",
     "trace",

@@ -7,9 +7,9 @@ import sys
 
 import pytest
 
-from engine.cli import main
 from engine.errors import ProgramError
 from engine.language.valuespec import parse_values
+from gradtrace.cli import main
 
 
 def test_trace_prints_the_lessons_table(capsys: pytest.CaptureFixture[str]) -> None:
@@ -36,7 +36,7 @@ def test_a_bad_program_exits_2_with_its_position(capsys: pytest.CaptureFixture[s
 
 def test_console_script_runs_as_a_module() -> None:
     done = subprocess.run(
-        [sys.executable, "-m", "engine.cli", "trace", "x*x", "--values", "x=3"],
+        [sys.executable, "-m", "gradtrace.cli", "trace", "x*x", "--values", "x=3"],
         capture_output=True,
         text=True,
         timeout=60,

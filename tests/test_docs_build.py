@@ -33,7 +33,7 @@ def grads_in(svg: str) -> dict[str, str]:
 
 def the_cli(*args: str) -> bytes:
     done = subprocess.run(
-        [sys.executable, "-m", "engine.cli", "render", *args],
+        [sys.executable, "-m", "gradtrace.cli", "render", *args],
         check=True,
         capture_output=True,
         timeout=60,

@@ -15,9 +15,10 @@ from typing import Any
 
 import pytest
 
-from engine.cli import main
-from engine.exports import files as export
-from engine.exports.files import Program
+from gradtrace import png as png_export
+from gradtrace import tables
+from gradtrace.cli import main
+from gradtrace.files import Program
 
 SVG = "{http://www.w3.org/2000/svg}"
 LESSON = ["x*y + x", "--values", "x=2,y=3"]
@@ -124,18 +125,18 @@ def test_png_has_the_svgs_size_times_the_scale_and_no_dates(tmp_path: Path, scal
     size = re.search(r'width="([\d.]+)pt" height="([\d.]+)pt"', svg.read_text())
     assert size is not None
     width_pt, height_pt = (float(v) for v in size.groups())
-    w, h = export.read_png_size(data)
+    w, h = png_export.read_png_size(data)
     # 1pt = 4/3 CSS px; the PNG has `scale` pixels per CSS px, rounded up.
     assert (w, h) == (math.ceil(width_pt * 4 / 3 * scale), math.ceil(height_pt * 4 / 3 * scale))
     assert w > 300 * scale
-    kinds = {kind for kind, _ in export.png_chunks(data)}
-    assert kinds <= export.PNG_KEEP and not kinds & {b"tIME", b"tEXt", b"zTXt", b"iTXt"}
+    kinds = {kind for kind, _ in png_export.png_chunks(data)}
+    assert kinds <= png_export.PNG_KEEP and not kinds & {b"tIME", b"tEXt", b"zTXt", b"iTXt"}
 
 
 def test_png_export_says_what_to_install_when_rsvg_is_missing(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    monkeypatch.setattr(export, "RSVG", "no-such-rsvg-convert")
+    monkeypatch.setattr(png_export, "RSVG", "no-such-rsvg-convert")
     assert render(*LESSON, "-o", str(tmp_path / "s.png")) == 1
     assert "librsvg2-bin" in capsys.readouterr().err
     assert not (tmp_path / "s.png").exists()
@@ -152,7 +153,7 @@ def test_png_chunks_with_dates_are_dropped() -> None:
 
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)
     idat = zlib.compress(b"\x00\x00")
-    dated = export.PNG_SIGNATURE + b"".join(
+    dated = png_export.PNG_SIGNATURE + b"".join(
         [
             chunk(b"IHDR", ihdr),
             chunk(b"tIME", b"\x07\xe8\x01\x01\x00\x00\x00"),
@@ -161,9 +162,9 @@ def test_png_chunks_with_dates_are_dropped() -> None:
             chunk(b"IEND", b""),
         ]
     )
-    clean = export.clean_png(dated)
-    assert [k for k, _ in export.png_chunks(clean)] == [b"IHDR", b"IDAT", b"IEND"]
-    assert export.read_png_size(clean) == (1, 1)
+    clean = png_export.clean_png(dated)
+    assert [k for k, _ in png_export.png_chunks(clean)] == [b"IHDR", b"IDAT", b"IEND"]
+    assert png_export.read_png_size(clean) == (1, 1)
 
 
 # ---- every step -----------------------------------------------------------------------------
@@ -198,7 +199,7 @@ def test_all_steps_are_numbered_files_and_stale_ones_go(
 def test_the_progress_bar_redraws_in_place_on_a_terminal() -> None:
     import io
 
-    from engine.cli import Progress
+    from gradtrace.cli import Progress
 
     live = io.StringIO()
     bar = Progress("steps", live, live=True)
@@ -218,7 +219,7 @@ def test_all_steps_as_png(tmp_path: Path) -> None:
     assert render(*LESSON, "--all-steps", str(tmp_path), "--format", "png", "--scale", "1") == 0
     pngs = sorted(tmp_path.glob("step-*.png"))
     assert len(pngs) == 3
-    assert len({export.read_png_size(p.read_bytes()) for p in pngs}) >= 1
+    assert len({png_export.read_png_size(p.read_bytes()) for p in pngs}) >= 1
 
 
 # ---- the grad table ---------------------------------------------------------------------------
@@ -249,9 +250,9 @@ def test_the_table_as_html_marks_the_step(tmp_path: Path) -> None:
 
 def test_tensor_cells_show_shape_and_first_numbers() -> None:
     trace = Program("W = ones(2, 3)\nL = (W*W).sum()").trace()
-    md = export.table_markdown(trace)
+    md = tables.table_markdown(trace)
     assert "[2×3] 2, 2, 2, …" in md
-    assert export.cell_text([1.0, 2.5]) == "[1, 2.5]"
+    assert tables.cell_text([1.0, 2.5]) == "[1, 2.5]"
 
 
 # ---- byte-identical repeats --------------------------------------------------------------------
@@ -289,7 +290,16 @@ def test_a_new_process_gives_the_same_bytes(tmp_path: Path) -> None:
     for seed in ("1", "2"):
         out = tmp_path / f"s{seed}.html"
         subprocess.run(
-            [sys.executable, "-m", "engine.cli", "render", RNN, "--collapse", "--html", str(out)],
+            [
+                sys.executable,
+                "-m",
+                "gradtrace.cli",
+                "render",
+                RNN,
+                "--collapse",
+                "--html",
+                str(out),
+            ],
             check=True,
             timeout=60,
             env={**os.environ, "PYTHONHASHSEED": seed},
@@ -323,7 +333,7 @@ def test_a_program_from_a_file_or_stdin(tmp_path: Path) -> None:
     a, b = tmp_path / "a.svg", tmp_path / "b.svg"
     assert render(f"@{prog}", "-o", str(a)) == 0
     done = subprocess.run(
-        [sys.executable, "-m", "engine.cli", "render", "-", "-o", str(b)],
+        [sys.executable, "-m", "gradtrace.cli", "render", "-", "-o", str(b)],
         input=NEURON,
         text=True,
         check=True,

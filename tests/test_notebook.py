@@ -1,4 +1,4 @@
-"""A notebook that imports engine, executed by nbclient in a real IPython kernel: a traced
+"""A notebook that imports gradtrace, executed by nbclient in a real IPython kernel: a traced
 program's outputs hold the stepper (text/html), the step as SVG (image/svg+xml) and one line of
 text; the HTML works in Chromium where scripts run and stays a drawing where they do not."""
 
@@ -20,7 +20,7 @@ pytest.importorskip("ipykernel")
 
 ROOT = Path(__file__).resolve().parents[1]
 CELLS = [
-    'from engine import run\nt = run("x*y + x", values={"x": 2, "y": 3})\nt',
+    'from gradtrace import run\nt = run("x*y + x", values={"x": 2, "y": 3})\nt',
     't.show(step=1, lang="zh")',
 ]
 # nbclient in its own process: its asyncio loop and Playwright's (one browser per session)

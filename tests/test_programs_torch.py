@@ -73,7 +73,7 @@ def test_matmul_broadcast_programs_match_torch(prog: Program) -> None:
 @bounded(60)
 @given(programs(tensors=True, max_ops=10), st.sampled_from(["dfs", "kahn"]))
 def test_traced_programs_match_torch(prog: Program, order: str) -> None:
-    """The same through engine.tracing.record: the JSON grads, keyed by leaf label, equal torch's."""
+    """The same through engine.tracing.record: the JSON grads by leaf label equal torch's."""
     value, grads = torch_reference(prog)
     _, out, made = build_engine(prog)
     # Every node: the ones the program made (unused leaves included) and the constants it lifted.

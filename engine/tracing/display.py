@@ -1,15 +1,16 @@
-"""Jupyter display: a traced program, the last expression of a cell, shows as the stepper.
+"""How a trace shows itself in Jupyter: one line of text, the step as SVG, and the stepper.
 
-    from engine import run
+    from gradtrace import run                                # installs the stepper
     run("x*y + x", values={"x": 2, "y": 3})                  # the interactive stepper
     run("x*y + x", values={"x": 2, "y": 3}).show(step=1, lang="zh")
 
-`Trace` (engine/tracing/record.py) takes these methods from `NotebookDisplay`; Jupyter asks for them:
-- `_repr_html_`: the static SVG of the step, then a script that swaps it for the interactive
-  stepper (drawing, controls, table, explanations, both languages) in an iframe. Everything is
-  inline and nothing is fetched. Where scripts do not run (an untrusted notebook, GitHub, a
-  static HTML export) the script is removed or inert and the SVG stays.
-- `_repr_svg_`: the same step as SVG, for renderers that take images only.
+`Trace` (engine/tracing/record.py) takes these methods from `NotebookDisplay`; Jupyter asks for
+them:
+- `_repr_svg_`: the step as SVG, drawn by engine.drawing, for renderers that take images only.
+- `_repr_html_`: the interactive stepper (drawing, controls, table, explanations, both
+  languages), when a package outside the engine has installed one with `install_html`
+  (`gradtrace.notebook` does, on import): the stepper is the app's page, and the engine never
+  reads templates or scripts. Without one, None: Jupyter shows the SVG.
 - `__repr__`, `_repr_pretty_`: one line of text (the output, sizes, grads), not every node.
 
 Nothing here runs when `engine` is imported: the drawing code is loaded on first display.
@@ -17,7 +18,16 @@ Nothing here runs when `engine` is imported: the drawing code is loaded on first
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
+
+# The HTML form of a Diagram, installed from outside the engine (a list: set once, read often).
+_HTML_VIEW: list[Callable[[Diagram], str]] = []
+
+
+def install_html(view: Callable[[Diagram], str]) -> None:
+    """Make `view(diagram)` the HTML every trace and diagram shows in Jupyter."""
+    _HTML_VIEW[:] = [view]
 
 
 class Diagram:
@@ -38,36 +48,18 @@ class Diagram:
         self.legend = legend
         self.collapse = collapse
 
-    def _data(self) -> dict[str, Any]:
+    def data(self) -> dict[str, Any]:
+        """The trace's JSON (docs/trace-format.md)."""
         data: dict[str, Any] = self.trace.to_dict()
         return data
 
     def _repr_svg_(self) -> str:
-        from engine.drawing import draw
-        from engine.exports import files as export
+        return step_svg_or_message(
+            self.data(), self.step, lang=self.lang, legend=self.legend, collapse=self.collapse
+        )
 
-        try:
-            svg = export.step_svg(
-                self._data(), self.step, lang=self.lang, legend=self.legend, collapse=self.collapse
-            )
-        except export.ExportError as err:
-            return draw.message_svg("gradtrace", [str(err)])
-        return svg.removeprefix(export.XML_DECLARATION).strip()
-
-    def _repr_html_(self) -> str:
-        from engine.exports import files as export
-
-        try:
-            return export.notebook_html(
-                self._data(),
-                step=self.step,
-                lang=self.lang,
-                legend=self.legend,
-                collapse=self.collapse,
-            )
-        except export.ExportError:
-            # No page assets here (an installation without static/): the drawing alone.
-            return f'<div class="gradtrace-output">{self._repr_svg_()}</div>'
+    def _repr_html_(self) -> str | None:
+        return _HTML_VIEW[0](self) if _HTML_VIEW else None
 
     def __repr__(self) -> str:
         return f"<gradtrace diagram, step {self.step if self.step is not None else 'last'}>"
@@ -87,7 +79,7 @@ class NotebookDisplay:
         """The stepper opened at `step` (None: the last), in English or Chinese ("zh")."""
         return Diagram(self, step, lang=lang, legend=legend, collapse=collapse)
 
-    def _repr_html_(self) -> str:
+    def _repr_html_(self) -> str | None:
         return Diagram(self)._repr_html_()
 
     def _repr_svg_(self) -> str:
@@ -100,9 +92,32 @@ class NotebookDisplay:
         return summary_text(self)
 
 
+def step_svg_or_message(
+    data: Mapping[str, Any], step: int | None, *, lang: str, legend: bool, collapse: bool
+) -> str:
+    """Step `step` of a trace's JSON (None: the last) as SVG text, or a small SVG that says why
+    it cannot be drawn (too large, no Graphviz): a notebook output is never an exception."""
+    from engine import drawing as draw
+
+    k = draw.clamp_step(data, step)
+    try:
+        svg, _ = draw.render_folded(
+            data,
+            k,
+            draw.collapse_plan(data),
+            collapse=collapse,
+            lang=lang,
+            legend=legend,
+            rankdir="LR",
+        )
+    except draw.DrawError as err:
+        return draw.message_svg("gradtrace", [err.message])
+    return svg.strip()
+
+
 def summary_text(trace: Any) -> str:
     """`<Trace out = 8: 4 nodes, 3 steps; x.grad = 4, y.grad = 2>` (grads of up to 6 leaves)."""
-    from engine.drawing.draw import fmt
+    from engine.drawing import fmt
 
     data = trace.to_dict()
     out = next((n for n in data["nodes"] if n["id"] == data["output"]), None)

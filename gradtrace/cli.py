@@ -1,5 +1,6 @@
 """The `gradtrace` command: `trace` prints the per-step grad table in a terminal; `render` writes
-files for course notes, slides and notebooks (engine/exports/files.py), with no server."""
+files for course notes, slides and notebooks (gradtrace/files.py and its neighbours), with no
+server."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ from engine.errors import ProgramError
 from engine.language.valuespec import parse_values
 from engine.program import run
 from engine.tracing.table import format_number, grad_table
+from gradtrace.errors import ExportError
+from gradtrace.files import Program, all_steps, step_image, write_if_changed
+from gradtrace.standalone import standalone_html
+from gradtrace.tables import table_html, table_markdown
 
 CHANGED = "*"
 
@@ -43,6 +48,7 @@ def render_table(trace: dict[str, Any]) -> str:
 
 
 def summary(trace: dict[str, Any]) -> str:
+    """`output = 8; x.grad = 4, y.grad = 2`: the line under the table."""
     grads = ", ".join(f"{k}.grad = {format_number(v)}" for k, v in trace["grads"].items())
     return f"output = {format_number(trace['value'])}; {grads}"
 
@@ -67,8 +73,8 @@ examples:
 
 The same program and options give byte-identical files, and a file whose bytes did not
 change is not rewritten, so notes under version control do not churn.
-`gradtrace render --help` lists every option. In Python: engine.run(source) displays as the
-stepper in Jupyter; engine/exports/files.py has the same exports as functions.
+`gradtrace render --help` lists every option. In Python: gradtrace.run(source) displays as
+the stepper in Jupyter; the gradtrace package has the same exports as functions.
 """
 
 RENDER_HELP = """\
@@ -121,6 +127,7 @@ def _add_program_options(p: argparse.ArgumentParser) -> None:
 
 
 def build_parser() -> argparse.ArgumentParser:
+    """The `gradtrace` command line: `trace` and `render`, each with the program's options."""
     parser = argparse.ArgumentParser(
         prog="gradtrace",
         description=MAIN_HELP,
@@ -144,6 +151,12 @@ def build_parser() -> argparse.ArgumentParser:
         epilog=RENDER_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    _add_render_options(r)
+    return parser
+
+
+def _add_render_options(r: argparse.ArgumentParser) -> None:
+    """`render`'s options: what to write and how to draw it."""
     _add_program_options(r)
     r.add_argument("--lang", choices=["en", "zh"], default="en", help="words in English or 中文")
     out = r.add_argument_group("what to write")
@@ -189,7 +202,6 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help="a progress bar on stderr for --all-steps (default: when stderr is a terminal)",
     )
-    return parser
 
 
 class Progress:
@@ -221,6 +233,7 @@ class Progress:
 
 
 def read_program(text: str) -> str:
+    """PROGRAM as given: the text itself, @FILE for a file's, - for standard input's."""
     if text == "-":
         return sys.stdin.read()
     if text.startswith("@"):
@@ -245,8 +258,6 @@ class UsageError(Exception):
 
 
 def _write(data: bytes, output: str | None, binary: bool = False) -> None:
-    from engine.exports.files import write_if_changed
-
     if output:
         write_if_changed(Path(output), data)
         return
@@ -258,14 +269,12 @@ def _write(data: bytes, output: str | None, binary: bool = False) -> None:
 
 def render(args: argparse.Namespace) -> None:
     """`gradtrace render`: every output asked for, from one run of the program."""
-    from engine.exports import files as export
-
     if args.table and args.output and args.format:
         raise UsageError("-o takes the table here; --format is for images")
     single = args.table is None and (
         args.output is not None or args.step is not None or not (args.all_steps or args.html)
     )
-    program = export.Program(
+    program = Program(
         read_program(args.program), parse_values(args.values), args.accumulate, args.order
     )
     trace = program.trace()
@@ -277,13 +286,13 @@ def render(args: argparse.Namespace) -> None:
     }
     if single:
         fmt = _image_format(args)
-        data = export.step_image(trace, args.step, fmt, scale=args.scale, **draw_options)
+        data = step_image(trace, args.step, fmt, scale=args.scale, **draw_options)
         _write(data, args.output, binary=fmt == "png")
     if args.table:
         table = (
-            export.table_markdown(trace, lang=args.lang)
+            table_markdown(trace, lang=args.lang)
             if args.table == "md"
-            else export.table_html(trace, lang=args.lang, step=args.step)
+            else table_html(trace, lang=args.lang, step=args.step)
         )
         _write(table.encode("utf-8"), args.output)
     if args.all_steps:
@@ -291,7 +300,7 @@ def render(args: argparse.Namespace) -> None:
         live = sys.stderr.isatty()
         show = live if args.progress is None else args.progress
         progress = Progress(f"gradtrace: {fmt.upper()} steps", sys.stderr, live) if show else None
-        export.all_steps(
+        all_steps(
             trace,
             Path(args.all_steps),
             fmt,
@@ -301,7 +310,7 @@ def render(args: argparse.Namespace) -> None:
             **draw_options,
         )
     if args.html:
-        page = export.standalone_html(
+        page = standalone_html(
             trace,
             program=program,
             contrast=program.contrast(),
@@ -309,15 +318,14 @@ def render(args: argparse.Namespace) -> None:
             lang=args.lang,
             collapse=args.collapse,
         )
-        export.write_if_changed(Path(args.html), page.encode("utf-8"))
+        write_if_changed(Path(args.html), page.encode("utf-8"))
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command; the exit status (0 done, 1 an export or a file failed, 2 bad input)."""
     args = build_parser().parse_args(argv)
     try:
         if args.command == "render":
-            from engine.exports.files import ExportError
-
             try:
                 render(args)
             except ExportError as err:

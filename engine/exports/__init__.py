@@ -1,1 +1,0 @@
-"""Exports outside the engine's core: files, standalone HTML, notebooks."""

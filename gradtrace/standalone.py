@@ -1,0 +1,159 @@
+"""The whole interactive stepper in one HTML file that opens from disk with no network.
+
+It is the app's page: templates/standalone.html rendered with Jinja2 (imported here only, when a
+page is asked for), with the page's CSS, script (its modules bundled into one classic script by
+gradtrace/assets.py), words (both languages), the trace and its drawing inline. Editing is off
+(there is no server to re-run a program); stepping, the table, the explanations and the
+language switch all work.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from engine import drawing as draw
+from gradtrace.assets import ASSETS, ENTRY, page_script, ui_strings
+from gradtrace.errors import ExportError
+from gradtrace.files import Program, drawing
+from gradtrace.script_json import json_for_script
+
+
+def asset_path(*parts: str) -> Path:
+    """The page's file `parts` (e.g. "static", "app.css"); ExportError when it is not there."""
+    path = ASSETS.joinpath(*parts)
+    if not path.is_file():
+        raise ExportError(
+            f"the standalone page needs {Path(*parts)} from gradtrace's source tree; run from a "
+            "checkout (scripts/setup installs one), or set GRADTRACE_ASSETS to a folder that "
+            "holds static/ and templates/"
+        )
+    return path
+
+
+@lru_cache(maxsize=1)
+def _environment() -> Any:
+    from jinja2 import Environment, FileSystemLoader, select_autoescape
+
+    asset_path("templates", "standalone.html")
+    return Environment(
+        loader=FileSystemLoader(str(ASSETS / "templates")),
+        autoescape=select_autoescape(["html"]),
+        keep_trailing_newline=True,
+    )
+
+
+def _inline(text: str, tag: str) -> str:
+    """Static text to put inside <script> or <style>: no early end tag, no comment opener."""
+    return re.sub(rf"</(?={tag})", r"<\\/", text, flags=re.I).replace("<!--", "<\\!--")
+
+
+def standalone_html(
+    trace: Mapping[str, Any],
+    *,
+    program: Program | None = None,
+    contrast: Mapping[str, Any] | None = None,
+    step: int | None = None,
+    lang: str = "en",
+    collapse: bool = False,
+    compact: bool = False,
+    title: str | None = None,
+) -> str:
+    """The interactive stepper in one HTML file: nothing is fetched, so it opens from disk or in
+    a notebook's iframe. `compact` is the notebook form: no header, the height follows the
+    drawing."""
+    from markupsafe import Markup
+
+    lang = "zh" if lang == "zh" else "en"
+    strings = ui_strings()
+    t = strings.get(lang) or strings.get("en") or {}
+    n_steps = max(0, draw.step_count(trace) - 1)
+    k = draw.clamp_step(trace, step)
+    svg: str | None = None
+    draw_error = None
+    plan = None
+    try:
+        svg, plan = drawing(trace, None, lang=lang, legend=False, collapse=collapse)
+    except ExportError as err:
+        draw_error = {"message": str(err), "code": "too_large"}
+    state = _page_state(trace, program, contrast, k, lang, collapse, compact)
+    state.update(draw_error=draw_error, collapsed=plan, strings=strings)
+    query = state["query"]
+    values = program.values if program else {}
+    values_text = ", ".join(f"{name} = {_value_text(v)}" for name, v in values.items())
+    context = {
+        "t": t,
+        "lang": lang,
+        "compact": compact,
+        "title": title or (t.get("title", "gradtrace")),
+        "css": Markup(_inline(asset_path("static", "app.css").read_text("utf-8"), "style")),
+        "js": Markup(_inline(_script(), "script")),
+        "state_json": Markup(json_for_script(state)),
+        "svg": svg,  # from engine.drawing: escaped there, safe to inline
+        "draw_error": draw_error,
+        "source": query["source"],
+        "values_text": values_text,
+        "accumulate": query["accumulate"],
+        "order": query["order"],
+        "step": k,
+        "n_steps": n_steps,
+        "step_label": t.get("step_of", "Step {k} of {n}").format(k=k, n=n_steps),
+    }
+    page: str = _environment().get_template("standalone.html").render(**context)
+    return page
+
+
+def _script() -> str:
+    """The page's modules as one classic script (a page opened from disk cannot import)."""
+    asset_path("static", "js", ENTRY)
+    return page_script()
+
+
+def _page_state(
+    trace: Mapping[str, Any],
+    program: Program | None,
+    contrast: Mapping[str, Any] | None,
+    step: int,
+    lang: str,
+    collapse: bool,
+    compact: bool,
+) -> dict[str, Any]:
+    """The page's state as the app's page gets it (the page's script reads it), standalone: no
+    server, no examples. The drawing's part (draw_error, collapsed, strings) is filled in by
+    the caller; the keys stay in this order, which is the order of the JSON in the file."""
+    options = trace.get("options") or {}
+    return {
+        "version": 1,
+        "embed": False,
+        "standalone": True,
+        "fit": "content" if compact else None,
+        "query": {
+            "source": program.source if program else "",
+            "values": dict(program.values) if program else {},
+            "accumulate": options.get("accumulate", "add"),
+            "order": options.get("order", "dfs"),
+            "step": step,
+            "fwd": None,
+            "lang": lang,
+            "present": False,
+            "collapse": bool(collapse),
+        },
+        "trace": trace,
+        "contrast": contrast,
+        "error": None,
+        "draw_error": None,
+        "collapsible": draw.collapse_plan(trace) is not None,
+        "collapsed": None,
+        "examples": [],
+        "strings": None,
+    }
+
+
+def _value_text(v: Any) -> str:
+    if isinstance(v, int | float) and not isinstance(v, bool):
+        return str(int(v)) if float(v).is_integer() and abs(v) < 1e15 else repr(float(v))
+    return json.dumps(v)

@@ -13,6 +13,7 @@ import pytest
 
 from engine import lessons, parse
 from engine.lessons.code import GENERATED_NAMES, code_names
+from engine.program import run_program
 from tests.test_lessons_code import CASES, run_torch
 
 SHADOWING = sorted(GENERATED_NAMES | {"out"})
@@ -35,7 +36,7 @@ def roles(name: str) -> list[tuple[str, str]]:
 
 
 def code_and_output(source: str) -> tuple[str, str, str | None]:
-    data = lessons.code(source, {})
+    data = lessons.code(run_program(source, {}))
     return data["torch"], data["torch_output"], data["jax"]
 
 
@@ -101,7 +102,7 @@ def test_every_name_the_generated_code_reads_is_protected() -> None:
     ]
     seen: set[str] = set()
     for source, values in programs:
-        data = lessons.code(source, values)
+        data = lessons.code(run_program(source, values))
         program_names = set(code_names(parse(source)).values())
         for code in (data["torch"], data["jax"]):
             if code is None:

@@ -17,6 +17,7 @@ from app.main import app
 from engine import ProgramError, run
 from engine.lessons import LESSONS, run_lessons
 from engine.limits import DEFAULT_LIMITS, Limits
+from engine.program import run_program
 from engine.tracing.cost import AnswerBudget, count_numbers
 
 # The first round's memory bomb: 66 characters that recorded 65 million numbers (4 GB).
@@ -86,13 +87,13 @@ def test_lessons_are_charged_against_the_whole_answer() -> None:
     # compare_assign writes both backward passes again: past a budget just over the trace.
     limits = replace(DEFAULT_LIMITS, max_answer_numbers=spent + 1_000)
     with pytest.raises(ProgramError) as info:
-        run_lessons(source, None, ["compare_assign"], limits=limits,
+        run_lessons(run_program(source, None, limits=limits), ["compare_assign"],
                     budget=AnswerBudget(limits, spent))  # fmt: skip
     err = info.value
     assert err.status == 413 and err.limit == "max_answer_numbers"
     assert "compare_assign" in err.message and "(max_answer_numbers)" in err.message
     # Lessons that add little still answer under the same budget.
-    small = run_lessons(source, None, ["higher", "memory"], limits=limits,
+    small = run_lessons(run_program(source, None, limits=limits), ["higher", "memory"],
                         budget=AnswerBudget(limits, spent))  # fmt: skip
     assert set(small) == {"higher", "memory"}
 
@@ -148,7 +149,7 @@ def test_every_lesson_is_metered() -> None:
     for name in LESSONS:
         out: dict[str, Any] | None = None
         try:
-            out = run_lessons(source, {"x": 2, "y": 3}, [name], limits=limits)
+            out = run_lessons(run_program(source, {"x": 2, "y": 3}, limits=limits), [name])
         except ProgramError as err:
             assert err.limit == "max_answer_numbers", name
         if out is not None:  # a lesson of at most one number (text only) fits in 1

@@ -12,9 +12,10 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
+from app.examples import EXAMPLES
 from app.main import app
-from app.routes.pages import EXAMPLES
 from engine import lessons
+from engine.program import run_program
 
 client = TestClient(app)
 
@@ -63,7 +64,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 
 @pytest.mark.parametrize(("name", "source", "values"), CASES, ids=[c[0] for c in CASES])
 def test_the_generated_pytorch_code_prints_what_the_panel_says(name, source, values):
-    data = lessons.code(source, values)
+    data = lessons.code(run_program(source, values))
     assert run_torch(data["torch"]) == data["torch_output"]
 
 
@@ -86,7 +87,7 @@ def test_the_notes_max_example_prints_the_errata_numbers():
 
 
 def test_grad_fn_names_follow_pytorch():
-    data = lessons.code(MORE[0][1])
+    data = lessons.code(run_program(MORE[0][1]))
     fns = sorted(data["node_grad_fns"].values())
     assert {"RsubBackward1", "DivBackward0", "PowBackward2", "PowBackward1", "MulBackward0"} <= set(
         fns
@@ -95,8 +96,10 @@ def test_grad_fn_names_follow_pytorch():
 
 def test_the_jax_code_mirrors_the_program():
     data = lessons.code(
-        "W = randn(4, 8)\nx = randn(8)\nb = zeros(4)\ny = ones(4)\n"
-        "L = ((sigmoid(W@x + b) - y)**2).sum()"
+        run_program(
+            "W = randn(4, 8)\nx = randn(8)\nb = zeros(4)\ny = ones(4)\n"
+            "L = ((sigmoid(W@x + b) - y)**2).sum()"
+        )
     )
     jax_code = data["jax"]
     assert 'jax.config.update("jax_enable_x64", True)' in jax_code
@@ -105,6 +108,6 @@ def test_the_jax_code_mirrors_the_program():
     assert "grads = jax.grad(f)(params)" in jax_code
     compile(jax_code, "<jax>", "exec")  # valid Python
     assert data["jax_output"].splitlines()[0].startswith("W.grad = [[")
-    ce = lessons.code("Z = randn(3, 4)\nt = [0, 3, 1]\nL = cross_entropy(Z, t)")["jax"]
+    ce = lessons.code(run_program("Z = randn(3, 4)\nt = [0, 3, 1]\nL = cross_entropy(Z, t)"))["jax"]
     assert "[jnp.arange(Z.shape[0]), t]" in ce  # one label per row (ERRATA 3)
-    assert lessons.code("x = 3\ny = x**3\ng = grad(y, x)\ng")["jax"] is None
+    assert lessons.code(run_program("x = 3\ny = x**3\ng = grad(y, x)\ng"))["jax"] is None

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.main import app
 from engine import lessons
+from engine.program import run_program
 
 client = TestClient(app)
 
@@ -53,13 +54,13 @@ def test_the_rows_line_up_with_the_main_trace():
 
 
 def test_x_times_x_is_wrong_even_within_one_step():
-    data = lessons.compare_assign("x*x", {"x": 3})
+    data = lessons.compare_assign(run_program("x*x", {"x": 3}))
     assert data["final"][0]["add"] == 6.0 and data["final"][0]["assign"] == 3.0
     assert data["rows"][1]["overwritten"][0]["before"] == 3.0
 
 
 def test_a_tree_has_nothing_to_overwrite():
-    data = lessons.compare_assign("x*y + z", {"x": 2, "y": 3, "z": 1})
+    data = lessons.compare_assign(run_program("x*y + z", {"x": 2, "y": 3, "z": 1}))
     assert data["wrong"] == [] and data["first_divergence"] is None
     assert all(not row["diverged"] for row in data["rows"])
 

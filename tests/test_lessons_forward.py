@@ -8,9 +8,13 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
+from app.examples import EXAMPLES
 from app.main import app
-from app.routes.pages import EXAMPLES
 from engine import lessons
+from engine.autograd.ops import OPS
+from engine.lessons.forward import JVP_RULES, JVPS
+from engine.lessons.memory import SAVES
+from engine.program import run_program
 
 client = TestClient(app)
 
@@ -48,14 +52,14 @@ def test_the_notes_example_one_pass_per_input():
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e["id"])
 def test_forward_equals_reverse_on_every_gallery_example(example):
-    data = lessons.forward_mode(example["source"], example["values"])
+    data = lessons.forward_mode(run_program(example["source"], example["values"]))
     assert data["same"], example["id"]
     for leaf, g in data["reverse"].items():
         np.testing.assert_allclose(data["forward"][leaf], g, rtol=1e-9, atol=1e-12)
 
 
 def test_every_op_has_a_tangent_rule_that_agrees_with_torch_jvp():
-    data = lessons.forward_mode(EVERY_OP)
+    data = lessons.forward_mode(run_program(EVERY_OP))
     assert data["same"]
     x0 = np.array([1.0, 0.5, -2.0])
     w0 = np.array([[1.0, 2, 3], [4, 5, 6]])
@@ -86,11 +90,16 @@ def test_every_op_has_a_tangent_rule_that_agrees_with_torch_jvp():
 
 
 def test_a_gradient_of_a_grad_graph_runs_forward_too():
-    data = lessons.forward_mode("x = 3\ny = x**3\ng = grad(y, x)\nh = grad(g*g, x)\nh")
+    data = lessons.forward_mode(run_program("x = 3\ny = x**3\ng = grad(y, x)\nh = grad(g*g, x)\nh"))
     assert data["same"] and data["forward"]["n0"] == pytest.approx(972.0)  # d/dx of 2·g·g'
 
 
 def test_the_passes_on_show_are_bounded_and_stated():
-    data = lessons.forward_mode("W = randn(4, 8)\nL = (W*W).sum()")
+    data = lessons.forward_mode(run_program("W = randn(4, 8)\nL = (W*W).sum()"))
     assert data["inputs"] == 32 and data["shown"] == len(data["passes"]) < 32
     assert data["computed"] == 32 and data["same"]
+
+
+def test_every_op_of_the_registry_has_its_jvp_rule_and_saved_values():
+    # The lessons' per-op tables follow the op registry: an op added there is added here too.
+    assert set(OPS) <= set(JVPS) == set(JVP_RULES) == set(SAVES)

@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 from app.main import app
 from engine import lessons
 from engine.lessons.gradcheck import EPS, MAX_ELEMENTS, relative_error, verdict
+from engine.program import run_program
 
 client = TestClient(app)
 
@@ -44,7 +45,7 @@ def test_a_smooth_layer_passes_and_its_numbers_match_torch():
 
 
 def test_the_check_catches_the_assign_bug():
-    data = lessons.gradcheck("x*y + x", {"x": 2, "y": 3}, accumulate="assign")
+    data = lessons.gradcheck(run_program("x*y + x", {"x": 2, "y": 3}, accumulate="assign"))
     rows = {r["label"]: r for r in data["rows"]}
     assert rows["x"]["analytic"] == 3.0 and rows["x"]["numeric"] == pytest.approx(4.0)
     assert rows["x"]["rel_error"] == pytest.approx(1 / 7) and rows["x"]["verdict"] == "fail"
@@ -64,17 +65,17 @@ def test_the_check_catches_the_assign_bug():
 
 def test_kinks_are_flagged_not_failed():
     source = "x = [-1.0, 0.0, 2.0]\nw = [0.5, -1.5, 2.0]\nL = (relu(x)*w + abs(x)).sum()"
-    data = lessons.gradcheck(source)
+    data = lessons.gradcheck(run_program(source))
     by = {(r["label"], tuple(r["index"])): r for r in data["rows"]}
     assert by[("x", (1,))]["verdict"] == "kink"  # relu and abs at 0
     assert by[("x", (0,))]["verdict"] == by[("x", (2,))]["verdict"] == "pass"
     assert data["summary"]["fail"] == 0 and data["verdict"] == "pass"
-    tie = lessons.gradcheck("max(x, z)", {"x": 1, "z": 1})
+    tie = lessons.gradcheck(run_program("max(x, z)", {"x": 1, "z": 1}))
     assert [r["verdict"] for r in tie["rows"]] == ["kink", "kink"]
 
 
 def test_the_element_limit_is_stated():
-    data = lessons.gradcheck("W = randn(10, 10)\nL = (W*W).sum()")
+    data = lessons.gradcheck(run_program("W = randn(10, 10)\nL = (W*W).sum()"))
     assert data["elements"] == 100 and data["checked"] == data["limit"] == MAX_ELEMENTS
     assert data["truncated"]
     assert [r["index"] for r in data["rows"][:2]] == [[0, 0], [0, 1]]  # row-major

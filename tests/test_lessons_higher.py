@@ -10,7 +10,7 @@ import torch
 from fastapi.testclient import TestClient
 
 from app.main import app
-from engine import ProgramError, lessons, run
+from engine import ProgramError, lessons, run, run_program
 from engine.autograd.higher import grad
 from engine.autograd.value import leaf
 
@@ -100,5 +100,5 @@ def test_grad_of_an_unused_value_is_zero_and_bad_calls_are_refused():
 
 
 def test_a_program_without_grad_has_no_calls():
-    data = lessons.higher("x*y", {"x": 2, "y": 3})
+    data = lessons.higher(run_program("x*y", {"x": 2, "y": 3}))
     assert data["calls"] == [] and not data["second_pass"]

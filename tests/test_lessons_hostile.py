@@ -36,7 +36,7 @@ from engine.lessons.higher_order import higher
 from engine.lessons.memory import MAX_ALIVE_CELLS, memory
 from engine.lessons.mistakes import mistakes
 from engine.limits import deadline
-from engine.program import run
+from engine.program import run, run_program
 from tests.test_hostile import CORPUS
 
 BOUND = 8.0  # seconds per request, under the 10 s max_request_seconds
@@ -128,10 +128,11 @@ def test_every_lesson_of_a_graph_near_the_limits(client: TestClient, lesson: str
 
 @pytest.mark.parametrize("name", sorted(BIG))
 def test_each_lesson_in_process_is_fast_and_strict_json(name: str):
+    program = run_program(BIG[name])
     for lesson, fn in sorted(LESSONS.items()):
         start = time.perf_counter()
         try:
-            strict(fn(BIG[name], None))
+            strict(fn(program))
         except ProgramError as e:
             assert e.limit == "max_alive_cells", e  # the memory lesson's refusal, named
         elapsed = time.perf_counter() - start
@@ -149,7 +150,7 @@ def test_all_lessons_at_once_on_the_longest_chain(client: TestClient):
 
 def test_compare_on_a_1999_node_chain_is_fast_and_bounded():
     start = time.perf_counter()
-    data = compare_assign(CHAIN)
+    data = compare_assign(run_program(CHAIN))
     assert time.perf_counter() - start < LESSON_BOUND  # it took ~100 s
     assert data["steps"] == 1999 and len(data["columns"]) == 1999
     assert data["truncated"] and data["row_limit"] == MAX_TABLE_CELLS // 1999
@@ -189,7 +190,7 @@ def brute_force_divergence(source: str, values: dict[str, Any] | None) -> list[l
     ],
 )
 def test_compare_divergence_is_what_comparing_every_cell_gives(source, values):
-    data = compare_assign(source, values)
+    data = compare_assign(run_program(source, values))
     assert [r["diverged"] for r in data["rows"]] == brute_force_divergence(source, values)
     assert not data["truncated"]
 
@@ -224,7 +225,7 @@ def test_code_writes_a_1999_node_chain(client: TestClient):
 )
 def test_code_keeps_the_meaning_of_each_operator_chain(expr: str):
     source = f"a = 1.5\nb = 2.0\nc = 0.5\n{expr}"
-    written = code(source)["torch"]
+    written = code(run_program(source))["torch"]
     out = next(line for line in written.splitlines() if line.startswith("out = "))
     got = ast.dump(ast.parse(out[len("out = ") :], mode="eval"))
     want = ast.dump(ast.parse(expr.replace("sin(", "torch.sin("), mode="eval"))
@@ -234,7 +235,7 @@ def test_code_keeps_the_meaning_of_each_operator_chain(expr: str):
 def test_code_of_loops_nested_30_deep_is_fast():
     source = BIG["nested-loops-30"]
     start = time.perf_counter()
-    data = code(source)
+    data = code(run_program(source))
     assert time.perf_counter() - start < 1.0  # 2**30 walks of the loop bodies, before
     assert "y = x * 2" in data["torch"]
 
@@ -262,13 +263,13 @@ def test_gradcheck_names_what_it_cannot_check(client: TestClient, source: str, r
 
 
 def test_gradcheck_of_an_output_whose_sum_overflows_sends_null():
-    data = gradcheck("x = [1e308, 1e308]\nx * 1")
+    data = gradcheck(run_program("x = [1e308, 1e308]\nx * 1"))
     strict(data)
     assert data["value"] is None and data["verdict"] == "unchecked"
 
 
 def test_gradcheck_still_checks_ordinary_elements_beside_unchecked_ones():
-    data = gradcheck("x = 1e300\ny = 3\ntanh(x) + y * y")
+    data = gradcheck(run_program("x = 1e300\ny = 3\ntanh(x) + y * y"))
     verdicts = {r["label"]: r["verdict"] for r in data["rows"]}
     assert verdicts == {"x": "unchecked", "y": "pass"}
     assert data["verdict"] == "pass" and data["summary"]["unchecked"] == 1
@@ -288,7 +289,7 @@ def test_the_unchecked_reasons_and_an_overflow_free_relative_error():
 
 
 def test_higher_marks_a_leaf_it_cannot_difference():
-    data = higher("x = 1e300\ny = tanh(x)\ng = grad(y, x)\ng")
+    data = higher(run_program("x = 1e300\ny = tanh(x)\ng = grad(y, x)\ng"))
     strict(data)
     (check,) = data["checks"]
     assert check["numeric"] is None and check["agree"] is None
@@ -296,7 +297,7 @@ def test_higher_marks_a_leaf_it_cannot_difference():
 
 
 def test_higher_checks_a_bounded_number_of_leaves():
-    data = higher(BIG["leaves-400"])
+    data = higher(run_program(BIG["leaves-400"]))
     assert data["leaves"] == 400 and data["truncated"]
     assert len(data["checks"]) == data["limit"] <= 64
 
@@ -313,7 +314,7 @@ def test_mistakes_with_overflowing_steps_and_upstreams_send_null_not_nan(client:
             },
         )
         assert status == 200, body  # 10**400 was an OverflowError, a 500
-    data = mistakes(source, upstream=[1e308, -1e308, 1.0])
+    data = mistakes(run_program(source), upstream=[1e308, -1e308, 1.0])
     strict(data)
     assert data["vector"]["custom"]["grads"]["n0"] == [None, None, 4.0]  # 1e308 · 2e150
 
@@ -321,7 +322,7 @@ def test_mistakes_with_overflowing_steps_and_upstreams_send_null_not_nan(client:
 def test_forward_mode_skips_tangents_that_are_zero():
     # The constant base's tangent is 0, so pow's JVP is not evaluated at 0**(-0.5) = inf:
     # before, 0·inf = NaN reached the forward gradient and `same` was False.
-    data = forward_mode("c = const(0.0)\ny = c ** 0.5 + x * 2\ny", {"x": 1.0})
+    data = forward_mode(run_program("c = const(0.0)\ny = c ** 0.5 + x * 2\ny", {"x": 1.0}))
     strict(data)
     assert data["same"] and data["forward"] == data["reverse"]
 
@@ -343,7 +344,7 @@ def test_memory_refuses_quadratic_lists_by_name(client: TestClient):
 
 
 def test_memory_of_a_shorter_chain_still_lists_every_step():
-    data = memory("x = 0.5\ns = x\nfor i in range(300):\n    s = sin(s)\ns")
+    data = memory(run_program("x = 0.5\ns = x\nfor i in range(300):\n    s = sin(s)\ns"))
     assert len(data["steps"]) == 301  # the seed, then 300 local backwards
     assert [s["count"] for s in data["steps"]] == [len(s["alive"]) for s in data["steps"]]
     assert data["steps"][0]["count"] == 300 and data["steps"][-1]["count"] == 1
@@ -354,9 +355,10 @@ def test_memory_of_a_shorter_chain_still_lists_every_step():
 
 @pytest.mark.parametrize("lesson", sorted(LESSONS))
 def test_a_lesson_out_of_time_is_a_timeout_error(lesson: str):
+    program = run_program(BIG["diamonds-600"])  # built in time: the lesson runs out of it
     with deadline(1e-9), pytest.raises(ProgramError) as info:
         time.sleep(0.001)
-        lessons.run_lessons(BIG["diamonds-600"], None, [lesson])
+        lessons.run_lessons(program, [lesson])
     assert info.value.code == "timeout" and info.value.limit == "max_request_seconds"
     assert info.value.status == 413
 

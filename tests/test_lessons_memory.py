@@ -7,11 +7,12 @@ import pytest
 import torch
 from fastapi.testclient import TestClient
 
+from app.examples import EXAMPLES
 from app.main import app
-from app.routes.pages import EXAMPLES
 from engine import lessons
 from engine.autograd.value import leaf
 from engine.lessons.memory import saved_by
+from engine.program import run_program
 
 client = TestClient(app)
 
@@ -87,7 +88,7 @@ def test_the_notes_example_keeps_x_and_y_until_the_mul_runs():
 
 def test_activations_are_freed_as_backward_passes_them_and_detach_cuts():
     ex = next(e for e in EXAMPLES if e["id"] == "saved")
-    data = lessons.memory(ex["source"])
+    data = lessons.memory(run_program(ex["source"]))
     steps = data["steps"]
     counts = [s["count"] for s in steps]
     assert counts == sorted(counts, reverse=True)  # the peak is at the start; then it falls
@@ -96,5 +97,5 @@ def test_activations_are_freed_as_backward_passes_them_and_detach_cuts():
     kinds = {s["value"]: s["kind"] for s in data["saved"]}
     assert kinds["n3"] == "op"  # h = tanh(W @ x) keeps its output
     assert data["detached"] == ["n4"]
-    cut = lessons.memory("x = 2\nh = exp(x)\nc = const(h)\nL = c*3")
+    cut = lessons.memory(run_program("x = 2\nh = exp(x)\nc = const(h)\nL = c*3"))
     assert cut["cut"] == ["n1", "n4"] and cut["saved"] == []

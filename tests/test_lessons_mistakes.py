@@ -9,6 +9,7 @@ from fastapi.testclient import TestClient
 
 from app.main import app
 from engine import lessons
+from engine.program import run_program
 
 client = TestClient(app)
 MAX = "a = x*y\nb = max(a, z)\nL = a*b"
@@ -40,12 +41,12 @@ def test_backward_twice_doubles_and_pytorch_says_why():
         L2.backward()
     assert data["twice"]["torch_error"] == "RuntimeError: " + str(err.value)
     # A graph of adds saves nothing: PyTorch runs it twice without a word.
-    silent = lessons.mistakes("x + y", {"x": 2, "y": 3})["twice"]
+    silent = lessons.mistakes(run_program("x + y", {"x": 2, "y": 3}))["twice"]
     assert silent["torch_error"] is None and silent["second"] == {"n0": 2.0, "n1": 2.0}
 
 
 def test_forgetting_zero_grad_matches_torch_sgd_without_it():
-    data = lessons.mistakes("w = 3.0\nL = (w - 1)**2")["zero_grad"]
+    data = lessons.mistakes(run_program("w = 3.0\nL = (w - 1)**2"))["zero_grad"]
     for zero, run in ((True, data["zeroed"]), (False, data["accumulated"])):
         w = t64(3.0)
         for row in run[:-1]:
@@ -61,7 +62,7 @@ def test_forgetting_zero_grad_matches_torch_sgd_without_it():
 
 
 def test_a_missing_local_backward_drops_the_path_errata_1():
-    data = lessons.mistakes(MAX, XYZ)["missing"]
+    data = lessons.mistakes(run_program(MAX, XYZ))["missing"]
     x, y, z = t64(2.0), t64(3.0), t64(4.0)
     a = x * y
     (a * torch.maximum(a, z).detach()).backward()  # b without a backward of its own
@@ -72,7 +73,7 @@ def test_a_missing_local_backward_drops_the_path_errata_1():
     )
     assert data["correct"] == {"n0": 36.0, "n1": 24.0, "n3": 0.0}  # PyTorch: 36, 24, 0
     assert data["dropped"] == "n4" and data["wrong"] == ["n0", "n1"]
-    other = lessons.mistakes(MAX, XYZ, drop="n2")["missing"]
+    other = lessons.mistakes(run_program(MAX, XYZ), drop="n2")["missing"]
     assert other["dropped"] == "n2" and other["without"] == {"n0": 0.0, "n1": 0.0, "n3": 0.0}
 
 
@@ -95,4 +96,4 @@ def test_one_hot_upstream_vectors_are_the_jacobians_rows():
     (gx,) = torch.autograd.grad(y, x, torch.tensor([2.0, -1.0], dtype=torch.float64))
     assert data["custom"]["grads"]["n0"] == pytest.approx(gx.tolist())
     assert data["ones"]["n0"] == pytest.approx(jac.sum(0).tolist())
-    assert lessons.mistakes("x*y", {"x": 1, "y": 2})["vector"] == {"scalar": True}
+    assert lessons.mistakes(run_program("x*y", {"x": 1, "y": 2}))["vector"] == {"scalar": True}

@@ -8,8 +8,8 @@ from fastapi.testclient import TestClient
 
 from app.main import app
 from engine import kahn_order, lessons
-from engine.lessons.common import load
 from engine.lessons.orders import NAIVE_CALL_LIMIT
+from engine.program import run_program
 
 client = TestClient(app)
 
@@ -20,7 +20,7 @@ def diamonds(depth: int) -> str:
 
 @pytest.mark.parametrize("depth", [1, 2, 3, 5, 8, 10])
 def test_naive_calls_double_with_every_diamond(depth):
-    data = lessons.orders(diamonds(depth))
+    data = lessons.orders(run_program(diamonds(depth)))
     assert data["counts"]["dfs"] == data["counts"]["kahn"] == 3 * depth
     # Diamond k from the top is entered 2**k times, each time running its add, sin and cos.
     assert data["counts"]["naive"] == 3 * (2**depth - 1)
@@ -34,7 +34,7 @@ def test_the_naive_recursion_gets_the_right_grads_the_long_way():
     for _ in range(5):
         h = torch.sin(h) + torch.cos(h)
     h.backward()
-    data = lessons.orders(diamonds(5))
+    data = lessons.orders(run_program(diamonds(5)))
     assert data["naive"]["grads"]["n0"] == pytest.approx(x.grad.item(), rel=1e-12)
 
 
@@ -49,15 +49,15 @@ def test_the_naive_recursion_stops_at_its_stated_limit():
 
 
 def test_astronomical_counts_are_exact_text():
-    data = lessons.orders(diamonds(60))
+    data = lessons.orders(run_program(diamonds(60)))
     assert data["naive"]["total_text"] == f"{3 * (2**60 - 1):,}"
     assert isinstance(data["counts"]["naive"], str)
 
 
 def test_kahn_pops_in_the_engines_order_and_counts_reach_zero():
     source = "(x*y + x)*(x - y)"
-    data = lessons.orders(source, {"x": 2, "y": 3})
-    prog = load(source, {"x": 2, "y": 3})
+    data = lessons.orders(run_program(source, {"x": 2, "y": 3}))
+    prog = run_program(source, {"x": 2, "y": 3})
     expected = [prog.id(n) for n in reversed(kahn_order(prog.output))]
     assert [e["node"] for e in data["kahn"]["events"]] == expected
     counts = dict(data["kahn"]["counts"])
@@ -68,7 +68,7 @@ def test_kahn_pops_in_the_engines_order_and_counts_reach_zero():
 
 
 def test_dfs_emits_the_topological_order():
-    data = lessons.orders("x*y + x", {"x": 2, "y": 3})
+    data = lessons.orders(run_program("x*y + x", {"x": 2, "y": 3}))
     emitted = [e["node"] for e in data["dfs"]["events"] if e["do"] == "emit"]
     assert emitted == data["dfs"]["topo"] == ["n0", "n1", "n2", "n3"]
     assert data["naive"]["per_node"] == {"n2": 1, "n3": 1}  # a tree: no repeated work

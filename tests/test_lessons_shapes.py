@@ -10,6 +10,7 @@ from fastapi.testclient import TestClient
 
 from app.main import app
 from engine import lessons
+from engine.program import run_program
 
 client = TestClient(app)
 BATCH = "A = randn(2, 3, 4)\nB = randn(4, 4)\nc = randn(3, 1)\nC = (A @ B) * c\nL = C.sum()"
@@ -85,10 +86,12 @@ def test_softmax_cross_entropy_shows_p_minus_onehot():
     assert sm["p"] == pytest.approx([0.665, 0.245, 0.090], abs=1e-3)
     assert sm["onehot"] == [1.0, 0.0, 0.0]
     assert sm["grad"] == pytest.approx(z.grad.tolist(), rel=1e-12)
-    batch = lessons.shapes("Z = [[2.0, 1.0, 0.0], [0.5, 0.5, 3.0]]\nL = cross_entropy(Z, [0, 2])")
+    batch = lessons.shapes(
+        run_program("Z = [[2.0, 1.0, 0.0], [0.5, 0.5, 3.0]]\nL = cross_entropy(Z, [0, 2])")
+    )
     assert batch["steps"][1]["softmax"]["rows"] == 2
 
 
 def test_scalar_programs_say_so():
-    data = lessons.shapes("x*y + x", {"x": 2, "y": 3})
+    data = lessons.shapes(run_program("x*y + x", {"x": 2, "y": 3}))
     assert not data["tensors"] and data["steps"][2]["terms"][0]["work"] == []

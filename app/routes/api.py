@@ -2,21 +2,20 @@
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import Any
 
-from fastapi import APIRouter, Depends, Request
+from fastapi import APIRouter, Request
 from fastapi.responses import Response
 
 from app import cache
-from app.config import Settings, get_settings
+from app.config import Settings, SettingsDep
 from app.errors import SafeJSONResponse as JSONResponse  # strict JSON: never a NaN token
 from app.query import QueryError, parse_query
-from app.schemas import JSON_ERRORS, PAGE_PARAMETERS, ErrorResponse, TraceRequest, TraceResponse
+from app.schemas import JSON_ERRORS, TRACE_QUERY, ErrorResponse, TraceRequest, TraceResponse
 from engine import run
+from engine.program import run_program
 
 router = APIRouter(prefix="/api", tags=["api"])
-
-SettingsDep = Annotated[Settings, Depends(get_settings)]
 
 ERRORS: dict[int | str, dict[str, Any]] = {
     400: {"model": ErrorResponse, "description": "The program cannot run (with its position)."},
@@ -32,50 +31,40 @@ def post_trace(request: TraceRequest, settings: SettingsDep) -> JSONResponse:
 
     A plain `def`: FastAPI runs it in a worker thread, so the event loop stays free.
     """
-    result = run(
+    program = run_program(
         request.source,
         request.values,
         accumulate=request.accumulate,
         order=request.order,
         limits=settings.limits,
     )
-    body = result.to_dict()
-    if request.lessons:
+    body = program.trace.to_dict()
+    if request.lessons:  # the one call of the lessons: the same run, no second parse or build
         from engine.lessons import run_lessons
         from engine.tracing.cost import AnswerBudget
 
         body["lessons"] = run_lessons(
-            request.source,
-            request.values,
+            program,
             request.lessons,
-            accumulate=request.accumulate,
-            order=request.order,
             options=request.lesson_options,
-            limits=settings.limits,
             # The trace's numbers as the engine counted them before backward: no second walk.
-            budget=AnswerBudget(settings.limits, result.numbers),
+            budget=AnswerBudget(settings.limits, program.trace.numbers),
         )
     return JSONResponse(body)
 
 
-@router.get(
-    "/trace",
-    response_model=TraceResponse,
-    responses=ERRORS,
-    openapi_extra={"parameters": PAGE_PARAMETERS},
-)
-def get_trace(request: Request) -> Response:
+@router.get("/trace", response_model=TraceResponse, responses=ERRORS, openapi_extra=TRACE_QUERY)
+def get_trace(request: Request, settings: SettingsDep) -> Response:
     """The same trace by GET, with the query parameters of /api/svg (`step` and `lang` do not
     change it): an address that names its content, so browsers, proxies and CDNs may cache it
     (a long max-age, an ETag with the app's version, 304 on If-None-Match)."""
-    return cache.cached_get(request, lambda: trace_answer(request))
+    return cache.cached_get(request, settings, lambda: trace_answer(request, settings))
 
 
-def trace_answer(request: Request) -> Response:
+def trace_answer(request: Request, settings: Settings) -> Response:
     try:
         q = parse_query(dict(request.query_params), default_source=False)
     except QueryError as err:
         return JSONResponse(err.to_dict(), status_code=err.status)
-    settings = get_settings()
     result = run(q.source, q.values, accumulate=q.accumulate, order=q.order, limits=settings.limits)
     return JSONResponse(result.to_dict())

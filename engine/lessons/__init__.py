@@ -1,16 +1,22 @@
-"""The lessons the course notes teach, each a view over the same program (docs/lessons.md).
+"""The lessons the course notes teach, each a view over the same run program (docs/lessons.md).
 
-Each lesson is a pure function `lesson(source, values=None, **options) -> dict` (JSON-ready,
-ids as in the trace). `run_lessons` runs the ones asked for; POST /api/trace returns them under
-`"lessons"` when its request names them:
+Each lesson is a pure function `lesson(run, **options) -> dict` (JSON-ready, ids as in the
+trace) of an `engine.program.Run`: the one parse, build and backward pass that the page's trace
+comes from too. A lesson that needs another backward pass runs it on that graph, and leaves
+the run as it found it. `run_lessons` runs the ones asked for; POST /api/trace returns them
+under `"lessons"` when its request names them:
 
     from engine import lessons
-    lessons.compare_assign("x*y + x", {"x": 2, "y": 3})["wrong"]        # ['x']
-    lessons.run_lessons("x*y + x", {"x": 2, "y": 3}, ["orders"])
+    from engine.program import run_program
+    run = run_program("x*y + x", {"x": 2, "y": 3})
+    lessons.compare_assign(run)["wrong"]                                # ['x']
+    lessons.run_lessons(run, ["orders"], options={"orders": {"call_limit": 10}})
 """
 
 from __future__ import annotations
 
+import types
+import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,13 +24,14 @@ from engine.errors import ProgramError
 from engine.lessons.code import code
 from engine.lessons.compare import compare_assign
 from engine.lessons.forward import forward_mode
-from engine.lessons.gradcheck import gradcheck
+from engine.lessons.gradcheck import GradcheckOptions, gradcheck
 from engine.lessons.higher_order import higher
 from engine.lessons.memory import memory
-from engine.lessons.mistakes import mistakes
-from engine.lessons.orders import orders
+from engine.lessons.mistakes import MistakesOptions, mistakes
+from engine.lessons.orders import OrdersOptions, orders
 from engine.lessons.shapes import shapes
-from engine.limits import DEFAULT_LIMITS, Limits
+from engine.limits import check_deadline
+from engine.program import Run
 from engine.tracing.cost import AnswerBudget
 
 Lesson = Callable[..., dict[str, Any]]
@@ -41,33 +48,48 @@ LESSONS: dict[str, Lesson] = {
     "mistakes": mistakes,
 }
 
-
-# The options a lesson takes through the API, and what each must be.
-OPTIONS: dict[str, dict[str, Callable[[Any], bool]]] = {
-    "orders": {"call_limit": lambda v: isinstance(v, int) and not isinstance(v, bool)},
-    "gradcheck": {"max_elements": lambda v: isinstance(v, int) and not isinstance(v, bool)},
-    "mistakes": {
-        "drop": lambda v: v is None or isinstance(v, str),
-        "upstream": lambda v: v is None or isinstance(v, int | float | list),
-    },
+# The options a lesson takes through the API: a TypedDict per lesson, its `**options`' type.
+# A lesson not named here takes none.
+OPTIONS: dict[str, type] = {
+    "orders": OrdersOptions,
+    "gradcheck": GradcheckOptions,
+    "mistakes": MistakesOptions,
 }
+
+
+def accepts(kind: Any, value: Any) -> bool:
+    """Is `value`, as JSON decoded it, of this option kind? An `int` is a whole number and never
+    a bool; a `float` is any number (and a bool, which Python counts as a number, as before); a
+    `list` is any list (the lesson looks at its items)."""
+    if kind is None or kind is type(None):
+        return value is None
+    if typing.get_origin(kind) in (typing.Union, types.UnionType):
+        return any(accepts(arm, value) for arm in typing.get_args(kind))
+    if kind is int:
+        return isinstance(value, int) and not isinstance(value, bool)
+    if kind is float:
+        return isinstance(value, int | float)
+    if kind is str:
+        return isinstance(value, str)
+    if kind is list or typing.get_origin(kind) is list:
+        return isinstance(value, list)
+    raise TypeError(f"an option of kind {kind!r} has no JSON check")
 
 
 def checked_options(name: str, given: Any) -> dict[str, Any]:
     """The options for one lesson, refused (400) unless each is one it takes, of its kind."""
     if given is None:
         return {}
-    allowed = OPTIONS.get(name, {})
+    kinds = typing.get_type_hints(OPTIONS[name]) if name in OPTIONS else {}
     if not isinstance(given, dict):
         raise ProgramError(f"the options for {name} must be an object", code="bad_option")
     for key, value in given.items():
-        check = allowed.get(key)
-        if check is None:
-            takes = ", ".join(allowed) or "none"
+        if key not in kinds:
+            takes = ", ".join(kinds) or "none"
             raise ProgramError(
                 f"{name} has no option {str(key)[:40]!r} (it takes: {takes})", code="bad_option"
             )
-        if not check(value):
+        if not accepts(kinds[key], value):
             raise ProgramError(
                 f"{name}'s option {key} has the wrong kind of value", code="bad_option"
             )
@@ -75,20 +97,18 @@ def checked_options(name: str, given: Any) -> dict[str, Any]:
 
 
 def run_lessons(
-    source: str,
-    values: dict[str, Any] | None,
+    run: Run,
     names: Sequence[str],
     *,
-    accumulate: str = "add",
-    order: str = "dfs",
     options: dict[str, Any] | None = None,
-    limits: Limits = DEFAULT_LIMITS,
     budget: AnswerBudget | None = None,
 ) -> dict[str, Any]:
-    """{name: lesson data} for each name asked for. Raises ProgramError for an unknown name or
-    a program that cannot run, and (413) once the lessons take the answer past
-    `max_answer_numbers`: `budget` is what the answer has spent already (its trace)."""
-    budget = budget if budget is not None else AnswerBudget(limits)
+    """{name: lesson data} for each name asked for, from the one run: `run_lessons(run, names,
+    options={name: {option: value}}, budget=...)`. Raises ProgramError for an unknown name or
+    option, and (413) once the lessons take the answer past `max_answer_numbers`: `budget` is
+    what the answer has spent already (its trace). The request's deadline is checked before
+    each lesson, and by each as it goes."""
+    budget = budget if budget is not None else AnswerBudget(run.limits)
     out: dict[str, Any] = {}
     for name in dict.fromkeys(names):
         lesson = LESSONS.get(name)
@@ -98,9 +118,8 @@ def run_lessons(
                 code="bad_option",
             )
         given = checked_options(name, (options or {}).get(name))
-        out[name] = lesson(
-            source, values, accumulate=accumulate, order=order, limits=limits, **given
-        )
+        check_deadline()
+        out[name] = lesson(run, **given)
         budget.charge(f"the lesson {name}", out[name])
     return out
 

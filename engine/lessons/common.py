@@ -1,10 +1,9 @@
-"""What every lesson needs: the program's graph with stable ids and labels, numbers as JSON,
-and a plain reverse walk that a lesson can bend (a chosen seed, a dropped local backward)."""
+"""What every lesson needs besides the run program (engine.program.Run: its graph, ids and
+trace): numbers as JSON, and a plain reverse walk that a lesson can bend (a chosen seed, a
+dropped local backward)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -12,47 +11,7 @@ import numpy as np
 from engine.autograd.graph import topological_order
 from engine.autograd.ops import ARRAY_MATH
 from engine.autograd.value import Value
-from engine.language.build import build
-from engine.language.parse import parse
-from engine.limits import DEFAULT_LIMITS, Limits
-from engine.tracing.record import assign_labels, to_json
-
-
-@dataclass
-class Program:
-    """A built program: every node in creation order, the output, ids `n0, n1, …` as in the
-    trace, and the leaves (the parameters a gradient is reported for)."""
-
-    nodes: list[Value]
-    output: Value
-    ids: dict[int, str]
-    free: list[dict[str, Any]]
-    grads_built: list[dict[str, Any]]
-
-    def id(self, node: Value) -> str:
-        return self.ids[node.seq]
-
-    @property
-    def leaves(self) -> list[Value]:
-        return [n for n in self.nodes if n.kind == "leaf"]
-
-    def by_id(self, node_id: str) -> Value | None:
-        for n in self.nodes:
-            if self.ids[n.seq] == node_id:
-                return n
-        return None
-
-
-def load(
-    source: str, values: dict[str, Any] | None = None, limits: Limits = DEFAULT_LIMITS
-) -> Program:
-    """Parse and build a program (raises ProgramError), labelled as the trace labels it."""
-    graph = build(parse(source, limits), values, limits)
-    assign_labels(graph.nodes)
-    ids = {node.seq: f"n{i}" for i, node in enumerate(graph.nodes)}
-    return Program(
-        graph.nodes, graph.output, ids, graph.free, list(getattr(graph, "grads_built", []))
-    )
+from engine.tracing.trace_json import to_json
 
 
 def number(a: np.ndarray | float | None) -> Any:
@@ -70,12 +29,6 @@ def number(a: np.ndarray | float | None) -> Any:
     return np.where(np.isfinite(arr), arr, None).tolist()  # type: ignore[call-overload]
 
 
-def finite(x: float) -> float | None:
-    """A float for JSON: itself when finite, else None."""
-    x = float(x)
-    return x if np.isfinite(x) else None
-
-
 def close(a: Any, b: Any, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
     if a is None or b is None:
         return a is b
@@ -84,13 +37,6 @@ def close(a: Any, b: Any, rtol: float = 1e-9, atol: float = 1e-12) -> bool:
             np.asarray(a, dtype=np.float64), np.asarray(b, dtype=np.float64), rtol=rtol, atol=atol
         )
     )
-
-
-def shape_text(shape: Iterable[int]) -> str:
-    shape = tuple(shape)
-    if not shape:
-        return "scalar"
-    return "(" + ",".join(str(d) for d in shape) + (",)" if len(shape) == 1 else ")")
 
 
 def local_backward(node: Value, g: np.ndarray) -> list[np.ndarray | None]:

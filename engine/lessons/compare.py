@@ -17,35 +17,57 @@ from typing import Any
 import numpy as np
 
 from engine.lessons.common import close
-from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
-from engine.program import run
+from engine.limits import check_deadline
+from engine.program import Run
 
 # Cells (rows × columns) of each of the two grad tables sent: a long program sends its first
 # steps only ("truncated"), so a 2,000-node chain does not send 4 million cells.
 MAX_TABLE_CELLS = 50_000
 
 
-def compare_assign(
-    source: str,
-    values: dict[str, Any] | None = None,
-    *,
-    order: str = "dfs",
-    limits: Limits = DEFAULT_LIMITS,
-    **_: Any,
-) -> dict[str, Any]:
-    """Both backward passes, aligned step by step (same graph, same order)."""
-    good = run(source, values, accumulate="add", order=order, limits=limits).to_dict()
-    bad = run(source, values, accumulate="assign", order=order, limits=limits).to_dict()
+def compare_assign(run: Run) -> dict[str, Any]:
+    """Both backward passes over the run's graph, aligned step by step (the run's order)."""
+    with run.trace_with("add", run.order) as good_trace:
+        good = good_trace.to_dict()
+    with run.trace_with("assign", run.order) as bad_trace:
+        bad = bad_trace.to_dict()
+    columns = grad_columns(good)
+    # Rows are sent while the two tables they draw stay within MAX_TABLE_CELLS.
+    row_limit = max(1, MAX_TABLE_CELLS // max(1, len(columns)))
+    rows, first = side_by_side(good, bad, columns, row_limit)
+    final = final_grads(good, bad)
+    return {
+        "columns": columns,
+        "rows": rows,
+        "final": final,
+        "first_divergence": first,
+        "wrong": [f["label"] for f in final if f["wrong"]],
+        "order": run.order,
+        "steps": len(good["steps"]),
+        "row_limit": row_limit,
+        "truncated": len(rows) < len(good["steps"]),
+        "limits": {"max_table_cells": MAX_TABLE_CELLS},
+    }
+
+
+def grad_columns(good: dict[str, Any]) -> list[str]:
+    """The tables' columns: the nodes with a grad, in the order backward reaches them."""
     nodes = {n["id"]: n for n in good["nodes"]}
     has_grad = [n["id"] for n in good["nodes"] if n["grad"] is not None]
     on_path = [i for i in reversed(good["topo"]) if nodes[i]["grad"] is not None]
     seen = set(on_path)
-    columns = on_path + [i for i in has_grad if i not in seen]
+    return on_path + [i for i in has_grad if i not in seen]
+
+
+def side_by_side(
+    good: dict[str, Any], bad: dict[str, Any], columns: list[str], row_limit: int
+) -> tuple[list[dict[str, Any]], int | None]:
+    """The first `row_limit` steps of both passes as rows, and the first step where the two
+    tables differ (from every step)."""
+    nodes = {n["id"]: n for n in good["nodes"]}
     place = {i: k for k, i in enumerate(columns)}
     zero = {i: np.zeros(nodes[i]["shape"]).tolist() if nodes[i]["shape"] else 0.0 for i in columns}
     table_add, table_assign = dict(zero), dict(zero)
-    # Rows are sent while the two tables they draw stay within MAX_TABLE_CELLS.
-    row_limit = max(1, MAX_TABLE_CELLS // max(1, len(columns)))
     rows: list[dict[str, Any]] = []
     first: int | None = None
     diverged: set[str] = set()  # the columns where the two tables differ so far
@@ -66,16 +88,6 @@ def compare_assign(
             first = k
         if k >= row_limit:
             continue
-        lost = [
-            {
-                "input": t["input"],
-                "before": t["before"],
-                "contribution": t["contribution"],
-                "should_be": ta["after"],
-            }
-            for t, ta in zip(sb.get("terms", []), sa.get("terms", []), strict=True)
-            if not close(t["before"], np.zeros_like(np.asarray(t["before"], float)))
-        ]
         rows.append(
             {
                 "step": k,
@@ -83,9 +95,28 @@ def compare_assign(
                 "add": sa["grads"],
                 "assign": sb["grads"],
                 "diverged": sorted(diverged, key=place.__getitem__),
-                "overwritten": lost,
+                "overwritten": overwritten(sa, sb),
             }
         )
+    return rows, first
+
+
+def overwritten(sa: dict[str, Any], sb: dict[str, Any]) -> list[dict[str, Any]]:
+    """The terms of one step that `=` wrote over a grad that already held something."""
+    return [
+        {
+            "input": t["input"],
+            "before": t["before"],
+            "contribution": t["contribution"],
+            "should_be": ta["after"],
+        }
+        for t, ta in zip(sb.get("terms", []), sa.get("terms", []), strict=True)
+        if not close(t["before"], np.zeros_like(np.asarray(t["before"], float)))
+    ]
+
+
+def final_grads(good: dict[str, Any], bad: dict[str, Any]) -> list[dict[str, Any]]:
+    """Each leaf's final grad under `+=` and under `=`, and whether `=` got it wrong."""
     final = []
     for n in good["nodes"]:
         if n["kind"] != "leaf":
@@ -100,15 +131,4 @@ def compare_assign(
                 "wrong": not close(n["grad"], wrong_grad),
             }
         )
-    return {
-        "columns": columns,
-        "rows": rows,
-        "final": final,
-        "first_divergence": first,
-        "wrong": [f["label"] for f in final if f["wrong"]],
-        "order": order,
-        "steps": len(good["steps"]),
-        "row_limit": row_limit,
-        "truncated": len(rows) < len(good["steps"]),
-        "limits": {"max_table_cells": MAX_TABLE_CELLS},
-    }
+    return final

@@ -23,8 +23,9 @@ import numpy as np
 
 from engine.autograd.graph import dfs_order
 from engine.autograd.value import Value
-from engine.lessons.common import load, number, op_work, reverse_walk
-from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
+from engine.lessons.common import number, op_work, reverse_walk
+from engine.limits import check_deadline
+from engine.program import Run
 
 MAX_PASSES = 256  # forward passes computed (one per input element)
 MAX_TANGENT_EVALS = 200_000  # op tangents a request may compute: a large graph gets fewer passes
@@ -207,47 +208,18 @@ def tangent_pass(
     return tangents
 
 
-def forward_mode(
-    source: str, values: dict[str, Any] | None = None, *, limits: Limits = DEFAULT_LIMITS, **_: Any
-) -> dict[str, Any]:
-    prog = load(source, values, limits)
-    root = prog.output
+def forward_mode(run: Run) -> dict[str, Any]:
+    """One forward-mode pass per input element (up to the cap), beside one reverse pass."""
+    root = run.output
     topo = dfs_order(root)
     ops = sum(1 for n in topo if n.op is not None)
     in_topo = {t.seq for t in topo}
-    leaves = [n for n in prog.leaves if n.seq in in_topo]
+    leaves = [n for n in run.leaves if n.seq in in_topo]
     inputs = [(leaf, idx) for leaf in leaves for idx in np.ndindex(leaf.data.shape)]
     n_inputs = len(inputs)
-    passes = []
-    forward_grad: dict[int, Array] = {leaf.seq: np.zeros(leaf.data.shape) for leaf in leaves}
     work = sum(op_work(n) for n in topo)  # per pass; a JVP costs about twice its op
     cap = max(1, min(MAX_PASSES, MAX_TANGENT_EVALS // max(1, ops), MAX_WORK // max(1, 2 * work)))
-    shown_numbers = 0  # numbers sent in the shown passes' tangents so far
-    for p, (leaf, idx) in enumerate(inputs[:cap]):
-        check_deadline()
-        seed = np.zeros(leaf.data.shape)
-        seed[idx] = 1.0
-        tangents = tangent_pass(topo, {leaf.seq: seed}, dense=False)
-        out_t = tangents[root.seq]
-        with np.errstate(all="ignore"):
-            forward_grad[leaf.seq][idx] = 0.0 if out_t is None else float(np.sum(out_t))
-        if p < SHOWN_PASSES and shown_numbers < SHOWN_NUMBERS:
-            shown: dict[str, Any] = {}
-            for n in topo:
-                tn = tangents[n.seq]
-                if n.data.size > SHOWN_ELEMENTS:
-                    shown[prog.id(n)] = None
-                else:
-                    shown[prog.id(n)] = number(np.zeros(n.data.shape) if tn is None else tn)
-                    shown_numbers += n.data.size
-            passes.append(
-                {
-                    "leaf": prog.id(leaf),
-                    "label": leaf.label,
-                    "index": [int(i) for i in idx],
-                    "tangents": shown,
-                }
-            )
+    forward_grad, passes = forward_passes(run, topo, leaves, inputs[:cap])
     reverse, _topo = reverse_walk(root)  # the gradient by one reverse pass
     done = min(n_inputs, cap)
     # Compare the elements that got a forward pass (the first `done`, in leaf order).
@@ -259,15 +231,15 @@ def forward_mode(
         same = same and bool(np.allclose(a, b, rtol=1e-9, atol=1e-12))
         start += leaf.data.size
     return {
-        "topo": [prog.id(n) for n in topo],
-        "rules": {prog.id(n): jvp_text(n) for n in topo if n.op is not None},
+        "topo": [run.id(n) for n in topo],
+        "rules": {run.id(n): jvp_text(n) for n in topo if n.op is not None},
         "passes": passes,
         "inputs": n_inputs,
         "computed": done,
         "shown": len(passes),
         "limit": cap,
-        "forward": {prog.id(leaf): number(forward_grad[leaf.seq]) for leaf in leaves},
-        "reverse": {prog.id(leaf): number(reverse[leaf.seq]) for leaf in leaves},
+        "forward": {run.id(leaf): number(forward_grad[leaf.seq]) for leaf in leaves},
+        "reverse": {run.id(leaf): number(reverse[leaf.seq]) for leaf in leaves},
         "same": bool(same),
         "cost": {
             "inputs": n_inputs,
@@ -279,3 +251,39 @@ def forward_mode(
             "reverse_evals": ops,  # one local backward (VJP) per op, once
         },
     }
+
+
+def forward_passes(
+    run: Run, topo: list[Value], leaves: list[Value], inputs: list[tuple[Value, Any]]
+) -> tuple[dict[int, Array], list[dict[str, Any]]]:
+    """One pass per input element: the gradient they give, by leaf, and the first passes'
+    tangents for stepping (SHOWN_PASSES of them, fewer past SHOWN_NUMBERS numbers)."""
+    forward_grad: dict[int, Array] = {leaf.seq: np.zeros(leaf.data.shape) for leaf in leaves}
+    passes = []
+    shown_numbers = 0  # numbers sent in the shown passes' tangents so far
+    for p, (leaf, idx) in enumerate(inputs):
+        check_deadline()
+        seed = np.zeros(leaf.data.shape)
+        seed[idx] = 1.0
+        tangents = tangent_pass(topo, {leaf.seq: seed}, dense=False)
+        out_t = tangents[run.output.seq]
+        with np.errstate(all="ignore"):
+            forward_grad[leaf.seq][idx] = 0.0 if out_t is None else float(np.sum(out_t))
+        if p < SHOWN_PASSES and shown_numbers < SHOWN_NUMBERS:
+            shown: dict[str, Any] = {}
+            for n in topo:
+                tn = tangents[n.seq]
+                if n.data.size > SHOWN_ELEMENTS:
+                    shown[run.id(n)] = None
+                else:
+                    shown[run.id(n)] = number(np.zeros(n.data.shape) if tn is None else tn)
+                    shown_numbers += n.data.size
+            passes.append(
+                {
+                    "leaf": run.id(leaf),
+                    "label": leaf.label,
+                    "index": [int(i) for i in idx],
+                    "tangents": shown,
+                }
+            )
+    return forward_grad, passes

@@ -29,14 +29,14 @@ MAX_OP_EVALS (or their multiply-adds MAX_WORK), and the request's deadline
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
 from engine.autograd.value import Value
-from engine.lessons.common import load, number, op_work
-from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
-from engine.program import run
+from engine.lessons.common import number, op_work
+from engine.limits import check_deadline
+from engine.program import Run
 
 EPS = 1e-5
 U = 2.0**-53  # float64's unit roundoff
@@ -126,72 +126,36 @@ def crosses_kink(base: list[np.ndarray], up: list[np.ndarray], down: list[np.nda
     return False
 
 
-def gradcheck(
-    source: str,
-    values: dict[str, Any] | None = None,
-    *,
-    accumulate: str = "add",
-    order: str = "dfs",
-    limits: Limits = DEFAULT_LIMITS,
-    max_elements: int = MAX_ELEMENTS,
-    **_: Any,
-) -> dict[str, Any]:
-    """One row per checked leaf element, with a verdict; `accumulate="assign"` checks the
-    buggy backward (and fails where it overwrote)."""
-    prog = load(source, values, limits)
-    analytic = run(source, values, accumulate=accumulate, order=order, limits=limits)
-    grads = {n.seq: n.grad for n in analytic.nodes}
-    forward = Forward(prog.nodes, prog.output)
+class GradcheckOptions(TypedDict, total=False):
+    """What the gradient check takes through the API."""
+
+    max_elements: int  # leaf elements checked at most (≤ MAX_ELEMENTS)
+
+
+def gradcheck(run: Run, **options: Unpack[GradcheckOptions]) -> dict[str, Any]:
+    """One row per checked leaf element, with a verdict. A run with `accumulate="assign"`
+    checks the buggy backward (and fails where it overwrote)."""
+    max_elements = options.get("max_elements", MAX_ELEMENTS)
+    # The analytic side: the grads of the run's own backward pass.
+    grads = {n.seq: n.grad for n in run.nodes}
+    forward = Forward(run.nodes, run.output)
     budget = max(
         1, min(MAX_OP_EVALS // max(1, 2 * forward.ops), MAX_WORK // max(1, 2 * forward.work))
     )
     cap = max(1, min(int(max_elements), MAX_ELEMENTS, budget))
     base_value, base_kinks = forward({})
     rows: list[dict[str, Any]] = []
-    leaves = prog.leaves
-    # The analytic trace was built from the same program: its leaves line up with ours.
-    analytic_leaves = [n for n in analytic.nodes if n.kind == "leaf"]
+    leaves = run.leaves
     total = sum(n.data.size for n in leaves)
-    for leaf, twin in zip(leaves, analytic_leaves, strict=True):
-        g = grads.get(twin.seq)
+    for leaf in leaves:
+        g = grads.get(leaf.seq)
         g = np.zeros(leaf.data.shape) if g is None else g
         for flat in range(leaf.data.size):
             check_deadline()
             if len(rows) >= cap:
                 break
-            index = np.unravel_index(flat, leaf.data.shape) if leaf.data.ndim else ()
-            x0 = float(leaf.data[index])
-            up, down = leaf.data.copy(), leaf.data.copy()
-            up[index] = x0 + EPS
-            down[index] = x0 - EPS
-            step = float(up[index]) - float(down[index])  # the step float64 actually took
-            f_up, k_up = forward({leaf.seq: up})
-            f_down, k_down = forward({leaf.seq: down})
-            with np.errstate(all="ignore"):
-                numeric = (f_up - f_down) / step if step else float("nan")
-            a = float(g[index])
-            reason = unchecked_reason(step, f_up, f_down, numeric)
-            rel = relative_error(numeric, a) if reason is None else float("inf")
-            if reason is None and verdict(rel) != "pass":
-                reason = lost_in_rounding(step, f_up, f_down, numeric, a)
-            kink = reason is None and crosses_kink(base_kinks, k_up, k_down)
-            mark = "unchecked" if reason else "kink" if kink else verdict(rel)
-            rows.append(
-                {
-                    "leaf": prog.id(leaf),
-                    "label": leaf.label,
-                    "index": [int(i) for i in index],
-                    "value": x0,
-                    "analytic": a,
-                    "step": step,
-                    "up": f_up if np.isfinite(f_up) else None,
-                    "down": f_down if np.isfinite(f_down) else None,
-                    "numeric": numeric if np.isfinite(numeric) else None,
-                    "rel_error": rel if np.isfinite(rel) else None,
-                    "verdict": mark,
-                    "reason": reason,  # why an "unchecked" element could not be checked
-                }
-            )
+            row = check_element(forward, base_kinks, leaf, flat, g)
+            rows.append({"leaf": run.id(leaf), "label": leaf.label, **row})
     summary = {
         v: sum(1 for r in rows if r["verdict"] == v)
         for v in ("pass", "warn", "fail", "kink", "unchecked")
@@ -213,5 +177,40 @@ def gradcheck(
         else "unchecked"
         if rows and summary["unchecked"] == len(rows)
         else "pass",
-        "accumulate": accumulate,
+        "accumulate": run.accumulate,
+    }
+
+
+def check_element(
+    forward: Forward, base_kinks: list[np.ndarray], leaf: Value, flat: int, g: np.ndarray
+) -> dict[str, Any]:
+    """One element's row: the central difference beside the analytic grad (from the leaf's
+    grad `g`), and a verdict."""
+    index = np.unravel_index(flat, leaf.data.shape) if leaf.data.ndim else ()
+    x0 = float(leaf.data[index])
+    a = float(g[index])
+    up, down = leaf.data.copy(), leaf.data.copy()
+    up[index] = x0 + EPS
+    down[index] = x0 - EPS
+    step = float(up[index]) - float(down[index])  # the step float64 actually took
+    f_up, k_up = forward({leaf.seq: up})
+    f_down, k_down = forward({leaf.seq: down})
+    with np.errstate(all="ignore"):
+        numeric = (f_up - f_down) / step if step else float("nan")
+    reason = unchecked_reason(step, f_up, f_down, numeric)
+    rel = relative_error(numeric, a) if reason is None else float("inf")
+    if reason is None and verdict(rel) != "pass":
+        reason = lost_in_rounding(step, f_up, f_down, numeric, a)
+    kink = reason is None and crosses_kink(base_kinks, k_up, k_down)
+    return {
+        "index": [int(i) for i in index],
+        "value": x0,
+        "analytic": a,
+        "step": step,
+        "up": f_up if np.isfinite(f_up) else None,
+        "down": f_down if np.isfinite(f_down) else None,
+        "numeric": numeric if np.isfinite(numeric) else None,
+        "rel_error": rel if np.isfinite(rel) else None,
+        "verdict": "unchecked" if reason else "kink" if kink else verdict(rel),
+        "reason": reason,  # why an "unchecked" element could not be checked
     }

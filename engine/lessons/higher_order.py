@@ -1,10 +1,10 @@
 """Lesson 6, higher-order gradients: what `grad(L, x)` built, and the backward pass through it.
 
-`grad(L, x)` (engine/autograd/higher.py) runs the first backward pass with graph nodes, so ∂L/∂x is a
-node like any other; the page's own trace is then the *second* backward pass, through those
-nodes. For `y = x**3; g = grad(y, x)` the first pass builds g = 3·x**2 (27 at x = 3) and the
-second pass gives x.grad = 6x (18). Each grad call is listed with the nodes it built, and the
-second pass is checked against central differences of the built graph.
+`grad(L, x)` (engine/autograd/higher.py) runs the first backward pass with graph nodes, so
+∂L/∂x is a node like any other; the page's own trace is then the *second* backward pass,
+through those nodes. For `y = x**3; g = grad(y, x)` the first pass builds g = 3·x**2 (27 at
+x = 3) and the second pass gives x.grad = 6x (18). Each grad call is listed with the nodes it
+built, and the second pass is checked against central differences of the built graph.
 
 Bounded like gradcheck: at most MAX_CHECKS leaves, fewer when 2·(op nodes) per leaf would pass
 gradcheck's MAX_OP_EVALS (`limit`, `truncated`), the request's deadline checked per leaf. A
@@ -18,43 +18,38 @@ from typing import Any
 
 import numpy as np
 
-from engine.lessons.common import load, number
+from engine.autograd.graph import reachable
+from engine.lessons.common import number
 from engine.lessons.gradcheck import MAX_OP_EVALS, Forward, unchecked_reason
-from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
-from engine.program import run
+from engine.limits import check_deadline
+from engine.program import Run
 
 EPS = 1e-5
 MAX_CHECKS = 64  # scalar leaves checked by central differences (two forward passes each)
 
 
-def higher(
-    source: str,
-    values: dict[str, Any] | None = None,
-    *,
-    order: str = "dfs",
-    limits: Limits = DEFAULT_LIMITS,
-    **_: Any,
-) -> dict[str, Any]:
-    prog = load(source, values, limits)
-    trace = run(source, values, order=order, limits=limits)
-    twin = dict(zip((n.seq for n in prog.nodes), trace.nodes, strict=True))
+def higher(run: Run) -> dict[str, Any]:
+    """The grad() calls and the nodes each built, and the second pass checked leaf by leaf."""
+    with run.trace_with("add", run.order):
+        # The second pass's grads, by leaf (backward never changes a grad in place).
+        analytic_of = {leaf.seq: leaf.grad for leaf in run.leaves}
     calls = []
-    for call in prog.grads_built:
+    for call in run.graph.grads_built:
         span = call["span"]
         calls.append(
             {
-                "output": prog.id(call["output"]),
-                "wrt": prog.id(call["wrt"]),
-                "result": prog.id(call["result"]),
+                "output": run.id(call["output"]),
+                "wrt": run.id(call["wrt"]),
+                "result": run.id(call["result"]),
                 "value": number(call["result"].data),
-                "nodes": [prog.id(n) for n in call["nodes"]],
+                "nodes": [run.id(n) for n in call["nodes"]],
                 "line": span.line if span else None,
             }
         )
     # The second pass: each leaf's grad from the trace, beside a central difference of the
     # whole program (grad() graphs included) in that leaf (scalar leaves only).
-    forward = Forward(prog.nodes, prog.output)
-    scalar_leaves = [leaf for leaf in prog.leaves if not leaf.data.ndim]
+    forward = Forward(run.nodes, run.output)
+    scalar_leaves = [leaf for leaf in run.leaves if not leaf.data.ndim]
     # Two forward passes per leaf: a program of many leaves checks the first `limit` of them.
     cap = max(1, min(MAX_CHECKS, MAX_OP_EVALS // max(1, 2 * forward.ops)))
     checks = []
@@ -68,13 +63,13 @@ def higher(
         with np.errstate(all="ignore"):
             numeric = (up - down) / step if step else float("nan")
         reason = unchecked_reason(step, up, down, numeric)
-        analytic = twin[leaf.seq].grad
+        analytic = analytic_of[leaf.seq]
         a = float(analytic) if analytic is not None else 0.0
         if reason is not None:
-            unchecked[prog.id(leaf)] = reason
+            unchecked[run.id(leaf)] = reason
         checks.append(
             {
-                "leaf": prog.id(leaf),
+                "leaf": run.id(leaf),
                 "label": leaf.label,
                 "value": x0,
                 "analytic": a,
@@ -84,17 +79,15 @@ def higher(
         )
     return {
         "calls": calls,
-        "second_pass": bool(calls) and any(c["result"] in _depends(prog) for c in calls),
+        "second_pass": bool(calls) and any(c["result"] in _depends(run) for c in calls),
         "checks": checks,
         "unchecked": unchecked,  # leaf id -> why a central difference could not be taken
         "leaves": len(scalar_leaves),
         "limit": cap,
         "truncated": len(checks) < len(scalar_leaves),
-        "output": prog.id(prog.output),
+        "output": run.id(run.output),
     }
 
 
-def _depends(prog: Any) -> set[str]:
-    from engine.autograd.graph import reachable
-
-    return {prog.id(n) for n in reachable(prog.output)}
+def _depends(run: Run) -> set[str]:
+    return {run.id(n) for n in reachable(run.output)}

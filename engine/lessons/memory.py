@@ -22,8 +22,9 @@ from engine.autograd.graph import reachable
 from engine.autograd.value import Value
 from engine.errors import ProgramError
 from engine.lessons.common import op_nodes
-from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
-from engine.program import run
+from engine.limits import check_deadline
+from engine.program import Run
+from engine.tracing.record import Trace
 
 Saves = Callable[[Sequence[bool]], list[str]]
 
@@ -85,48 +86,57 @@ def saved_by(node: Value) -> list[Value]:
     return list(out.values())
 
 
-def memory(
-    source: str,
-    values: dict[str, Any] | None = None,
-    *,
-    order: str = "dfs",
-    limits: Limits = DEFAULT_LIMITS,
-    **_: Any,
-) -> dict[str, Any]:
-    trace = run(source, values, order=order, limits=limits)
-    ids = trace.ids()
-    step_of = {s.node.seq: k for k, s in enumerate(trace.steps) if s.kind == "backward"}
-    users: dict[int, list[int]] = {}
-    value: dict[int, Value] = {}
-    for node in op_nodes(trace.topo):
-        for v in saved_by(node):
-            users.setdefault(v.seq, []).append(node.seq)
-            value[v.seq] = v
-    last = {seq: max(step_of[u] for u in us) for seq, us in users.items()}
-    saved = [
-        {
-            "value": ids[seq],
-            "by": [ids[u] for u in users[seq]],
-            "last_step": last[seq],
-            "elements": int(value[seq].data.size),
-            "kind": value[seq].kind,
+def memory(run: Run) -> dict[str, Any]:
+    """Per backward step of the run's order, the saved values alive, freed and used."""
+    with run.trace_with("add", run.order) as trace:
+        ids = run.ids
+        users: dict[int, list[int]] = {}  # value seq -> the op nodes whose backward reads it
+        value: dict[int, Value] = {}
+        for node in op_nodes(trace.topo):
+            for v in saved_by(node):
+                users.setdefault(v.seq, []).append(node.seq)
+                value[v.seq] = v
+        step_of = {s.node.seq: k for k, s in enumerate(trace.steps) if s.kind == "backward"}
+        last = {seq: max(step_of[u] for u in us) for seq, us in users.items()}
+        saved = [
+            {
+                "value": ids[seq],
+                "by": [ids[u] for u in users[seq]],
+                "last_step": last[seq],
+                "elements": int(value[seq].data.size),
+                "kind": value[seq].kind,
+            }
+            for seq in sorted(users)
+        ]
+        steps = alive_per_step(trace, ids, value, last)
+        peak = max(steps, key=lambda s: (s["elements"], s["count"]))
+        return {
+            "saved": saved,
+            "steps": steps,
+            "peak": {"step": peak["step"], "count": peak["count"], "elements": peak["elements"]},
+            **unsaved(trace, ids, set(users)),
+            "forward_values": sum(1 for n in trace.nodes if n.op is not None),
         }
-        for seq in sorted(users)
-    ]
+
+
+def alive_per_step(
+    trace: Trace, ids: dict[int, str], value: dict[int, Value], last: dict[int, int]
+) -> list[dict[str, Any]]:
+    """Each step's saved values still alive, those freed after it, and those it read."""
     # Each step lists the values still alive: that is quadratic in a long chain (a 2,000-node
     # chain of sin would list 2 million ids), so it is counted first and refused over the limit.
-    cells = len(users) + sum(last.values())
+    cells = len(last) + sum(last.values())
     if cells > MAX_ALIVE_CELLS:
         raise ProgramError(
             f"the memory lesson lists the saved values alive at each backward step: this "
-            f"program would list {cells:,} of them ({len(users):,} values over "
+            f"program would list {cells:,} of them ({len(last):,} values over "
             f"{len(trace.steps):,} steps), more than the lesson's limit of "
             f"{MAX_ALIVE_CELLS:,} (max_alive_cells); try a shorter program",
             code="too_large",
             limit="max_alive_cells",
         )
     steps = []
-    alive = sorted(users)
+    alive = sorted(last)
     for k, st in enumerate(trace.steps):
         if k % 64 == 0:
             check_deadline()  # max_request_seconds, as the build checks it
@@ -145,28 +155,28 @@ def memory(
                 "activations": sum(1 for s in alive if value[s].kind == "op"),
             }
         )
-    peak = max(steps, key=lambda s: (s["elements"], s["count"]))
+    return steps
+
+
+def unsaved(trace: Trace, ids: dict[int, str], saved: set[int]) -> dict[str, list[str]]:
+    """The op nodes whose values backward never reads: computed but not saved, cut off from
+    the output (or from every parameter), and the constants const()/detach() made."""
     on_path = {n.seq for n in reachable(trace.output)}
     ran = {n.seq for n in op_nodes(trace.topo)}
-    not_saved = [
-        ids[n.seq] for n in trace.nodes if n.op is not None and n.seq in ran and n.seq not in users
-    ]
-    cut = [
-        ids[n.seq]
-        for n in trace.nodes
-        if n.op is not None and (n.seq not in on_path or not n.requires_grad)
-    ]
-    detached = [
-        ids[n.seq]
-        for n in trace.nodes
-        if n.kind == "const" and n.text and n.text.startswith(("const(", "detach("))
-    ]
     return {
-        "saved": saved,
-        "steps": steps,
-        "peak": {"step": peak["step"], "count": peak["count"], "elements": peak["elements"]},
-        "not_saved": not_saved,
-        "cut": cut,
-        "detached": detached,
-        "forward_values": sum(1 for n in trace.nodes if n.op is not None),
+        "not_saved": [
+            ids[n.seq]
+            for n in trace.nodes
+            if n.op is not None and n.seq in ran and n.seq not in saved
+        ],
+        "cut": [
+            ids[n.seq]
+            for n in trace.nodes
+            if n.op is not None and (n.seq not in on_path or not n.requires_grad)
+        ],
+        "detached": [
+            ids[n.seq]
+            for n in trace.nodes
+            if n.kind == "const" and n.text and n.text.startswith(("const(", "detach("))
+        ],
     }

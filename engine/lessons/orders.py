@@ -13,15 +13,23 @@
 
 from __future__ import annotations
 
-import heapq
-from typing import Any
+import itertools
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
-from engine.autograd.graph import dfs_order, kahn_order, reachable
+from engine.autograd.graph import (
+    consumer_counts,
+    dfs_events,
+    dfs_order,
+    kahn_order,
+    kahn_steps,
+    reachable,
+)
 from engine.autograd.value import Value
-from engine.lessons.common import load, local_backward, number
-from engine.limits import DEFAULT_LIMITS, Limits, check_deadline
+from engine.lessons.common import local_backward, number
+from engine.limits import check_deadline
+from engine.program import Run
 
 NAIVE_CALL_LIMIT = 5_000  # local-backward calls the naive recursion may make before it stops
 EVENT_LIMIT = 2_000  # DFS and Kahn events kept for stepping (a graph has at most 2,000 nodes)
@@ -31,57 +39,32 @@ def _scalar(a: np.ndarray) -> Any:
     return float(a) if a.ndim == 0 else None
 
 
-def dfs_events(root: Value, ids: dict[int, str]) -> list[dict[str, Any]]:
-    """The post-order DFS as it runs: enter a node, then emit it once all its inputs are out."""
-    events: list[dict[str, Any]] = []
-    seen = {root.seq}
-    stack: list[tuple[Value, int]] = [(root, 0)]
-    events.append({"do": "enter", "node": ids[root.seq], "depth": 0})
-    while stack:
-        node, i = stack[-1]
-        if i < len(node.inputs):
-            stack[-1] = (node, i + 1)
-            child = node.inputs[i]
-            if child.seq not in seen:
-                seen.add(child.seq)
-                stack.append((child, 0))
-                if len(events) < EVENT_LIMIT:
-                    events.append({"do": "enter", "node": ids[child.seq], "depth": len(stack) - 1})
-        else:
-            stack.pop()
-            if len(events) < EVENT_LIMIT:
-                events.append({"do": "emit", "node": ids[node.seq], "depth": len(stack)})
-    return events
+def dfs_steps(root: Value, ids: dict[int, str]) -> list[dict[str, Any]]:
+    """The post-order DFS as it runs (graph.dfs_events): enter a node, then emit it once all
+    its inputs are out. The first EVENT_LIMIT events."""
+    return [
+        {"do": do, "node": ids[node.seq], "depth": depth}
+        for do, node, depth in itertools.islice(dfs_events(root), EVENT_LIMIT)
+    ]
 
 
 def kahn_events(root: Value, ids: dict[int, str]) -> tuple[dict[str, int], list[dict[str, Any]]]:
-    """Kahn's algorithm from the output: the starting dependency counts, then one event per
-    node popped from the ready queue with the counts it lowered and the queue after it."""
+    """Kahn's algorithm from the output (graph.kahn_steps): the starting dependency counts,
+    then one event per node popped from the ready queue with the counts it lowered and the
+    queue after it (the first EVENT_LIMIT of them)."""
     nodes = reachable(root)
-    waiting = {n.seq: 0 for n in nodes}
-    for n in nodes:
-        for child in n.inputs:
-            waiting[child.seq] += 1
+    waiting = consumer_counts(nodes)
     start = {ids[n.seq]: waiting[n.seq] for n in sorted(nodes, key=lambda v: v.seq)}
-    ready = [(-root.seq, root)]
     events: list[dict[str, Any]] = []
-    while ready:
-        _, node = heapq.heappop(ready)
-        lowered: dict[str, int] = {}
-        for child in node.inputs:
-            waiting[child.seq] -= 1
-            lowered[ids[child.seq]] = waiting[child.seq]
-            if waiting[child.seq] == 0:
-                heapq.heappush(ready, (-child.seq, child))
-        if len(events) < EVENT_LIMIT:
-            events.append(
-                {
-                    "node": ids[node.seq],
-                    "runs": node.op is not None and node.requires_grad,
-                    "lowered": lowered,
-                    "ready": [ids[v.seq] for _, v in sorted(ready)],
-                }
-            )
+    for node, lowered, ready in itertools.islice(kahn_steps(root), EVENT_LIMIT):
+        events.append(
+            {
+                "node": ids[node.seq],
+                "runs": node.op is not None and node.requires_grad,
+                "lowered": {ids[child.seq]: count for child, count in lowered},
+                "ready": [ids[v.seq] for _, v in sorted(ready)],
+            }
+        )
     return start, events
 
 
@@ -137,18 +120,16 @@ def naive_calls(
     return calls, grads, False
 
 
-def orders(
-    source: str,
-    values: dict[str, Any] | None = None,
-    *,
-    limits: Limits = DEFAULT_LIMITS,
-    call_limit: int = NAIVE_CALL_LIMIT,
-    **_: Any,
-) -> dict[str, Any]:
+class OrdersOptions(TypedDict, total=False):
+    """What the orders lesson takes through the API."""
+
+    call_limit: int  # local-backward calls the naive recursion makes at most (≤ NAIVE_CALL_LIMIT)
+
+
+def orders(run: Run, **options: Unpack[OrdersOptions]) -> dict[str, Any]:
     """The three schedules over the program's graph, with their local-backward call counts."""
-    call_limit = max(1, min(int(call_limit), NAIVE_CALL_LIMIT))
-    prog = load(source, values, limits)
-    root, ids = prog.output, prog.ids
+    call_limit = max(1, min(int(options.get("call_limit", NAIVE_CALL_LIMIT)), NAIVE_CALL_LIMIT))
+    root, ids = run.output, run.ids
     dfs = dfs_order(root)
     kahn = kahn_order(root)
     runs = [n for n in dfs if n.op is not None and n.requires_grad]
@@ -164,7 +145,7 @@ def orders(
     return {
         "dfs": {
             "topo": [ids[n.seq] for n in dfs],
-            "events": dfs_events(root, ids),
+            "events": dfs_steps(root, ids),
             "backward": [ids[n.seq] for n in reversed(dfs) if n.seq in run_seqs],
         },
         "kahn": {
@@ -182,7 +163,7 @@ def orders(
             "per_node": per_node,  # how often each op node's local backward runs
             "total": total if total < 2**53 else None,
             "total_text": f"{total:,}",
-            "grads": {ids[n.seq]: number(grads.get(n.seq)) for n in prog.leaves if n.seq in grads}
+            "grads": {ids[n.seq]: number(grads.get(n.seq)) for n in run.leaves if n.seq in grads}
             if not stopped
             else None,
         },

@@ -4,8 +4,8 @@ For every backward step (aligned with the trace's steps) and each input edge: th
 grad's shape, the local rule with the shapes it multiplies (`dA = ū·Bᵀ: (2,3,2)@(2,2,4) →
 (2,3,4)`), then — as a sub-step of its own — the reduction that sums a broadcast gradient back
 to the input's shape ("(2,3,4) summed over axes 0 and 2 → (3,1)"), and the shape added into
-the input's grad. The rules are engine/autograd/ops.py's own, run once more with a math namespace that
-writes down what it does.
+the input's grad. The rules are the ops' own (engine.autograd.ops), run once more with a math
+namespace that writes down what it does.
 """
 
 from __future__ import annotations
@@ -16,9 +16,9 @@ import numpy as np
 
 from engine.autograd.ops import ArrayMath
 from engine.lessons.common import number
-from engine.limits import DEFAULT_LIMITS, Limits
-from engine.program import run
-from engine.tracing.record import rule_text
+from engine.program import Run
+from engine.tracing.labels import rule_text
+from engine.tracing.record import Trace
 
 
 class ShapeMath(ArrayMath):
@@ -62,15 +62,13 @@ class ShapeMath(ArrayMath):
         return ArrayMath.scatter(g, shape, key)
 
 
-def shapes(
-    source: str,
-    values: dict[str, Any] | None = None,
-    *,
-    order: str = "dfs",
-    limits: Limits = DEFAULT_LIMITS,
-    **_: Any,
-) -> dict[str, Any]:
-    trace = run(source, values, order=order, limits=limits)
+def shapes(run: Run) -> dict[str, Any]:
+    """Per backward step of the run's order, the shapes each input edge's rule works on."""
+    with run.trace_with("add", run.order) as trace:
+        return _shape_steps(trace)
+
+
+def _shape_steps(trace: Trace) -> dict[str, Any]:
     ids = trace.ids()
     steps: list[dict[str, Any]] = []
     for k, step in enumerate(trace.steps):

@@ -1,0 +1,164 @@
+"""Lesson 7, the same program in PyTorch and JAX: generated code, runnable as shown, and the
+lines it prints (computed here by the engine: the grads, and the `grad_fn` names PyTorch gives
+the named results — AddBackward0, MulBackward0, …).
+
+The code is made from the parsed program (engine/language/ir.py), statement by statement, so
+loops stay loops (translate.py; expressions in writer.py, names in names.py, grad_fn names in
+grad_fns.py). Random leaves are drawn from NumPy's `default_rng(seed)` in program order, exactly
+as gradtrace draws them, so the generated PyTorch code prints the same numbers.
+tests/test_lessons_code.py runs it with torch; the JAX code is shown, not run in CI.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.autograd.value import Value
+from engine.lessons.code.grad_fns import exprs_by_span, predict_grad_fn
+from engine.lessons.code.names import GENERATED_NAMES, code_names
+from engine.lessons.code.translate import Translation
+from engine.program import Run
+
+TORCH_HEAD = [
+    "import numpy as np",
+    "import torch",
+    "import torch.nn.functional as F",
+    "",
+    "torch.set_default_dtype(torch.float64)  # gradtrace computes in float64",
+    "rng = np.random.default_rng(0)  # randn/rand: NumPy's generator, drawn in program order",
+    "",
+    "",
+    "def show(name, t):  # rounded to 6 decimals, as the expected output below",
+    '    print(name, "=", (np.round(t.detach().numpy(), 6) + 0.0).tolist())',
+    "",
+    "",
+]
+JAX_NOTE = (
+    "grad() inside a program is written with jax.grad of an inner function; this one is not "
+    "generated"
+)
+
+
+def show_text(name: str, g: np.ndarray) -> str:
+    """What the generated `show(name, t)` prints for a tensor t equal to g."""
+    return f"{name} = {(np.round(np.asarray(g, dtype=np.float64), 6) + 0.0).tolist()}"
+
+
+def code(run: Run) -> dict[str, Any]:
+    """The program as PyTorch and JAX code, and the lines each prints when run."""
+    by_span: dict[Any, Value] = {n.span: n for n in run.nodes if n.span is not None}
+    t = Translation(run.program, by_span, code_names(run.program))
+    t.free_names(run.program.free, {f["name"]: f for f in run.graph.free})
+    t.statements(run.program.body, "", True)
+    grads = leaf_grads(run, t)
+    torch_tail, torch_expected = torch_ending(t, run.output, grads)
+    jax_code = jax_text(t, run.output.data.ndim == 0) if t.jax_ok else None
+    py = t.torch.name
+    jax_expected = (
+        [show_text(f"{py(name)}.grad", grads[name]) for name in t.leaf_names if name in grads]
+        if run.output.requires_grad
+        else []
+    )
+    return {
+        "node_grad_fns": node_grad_fns(run),
+        "torch": "\n".join(TORCH_HEAD + t.torch_lines + torch_tail) + "\n",
+        "torch_output": "\n".join(torch_expected) + ("\n" if torch_expected else ""),
+        "grad_fns": dict(t.named_ops),
+        "jax": jax_code,
+        "jax_output": "\n".join(jax_expected) + ("\n" if jax_expected else "")
+        if jax_code
+        else None,
+        "jax_note": None if jax_code else JAX_NOTE,
+    }
+
+
+def leaf_grads(run: Run, t: Translation) -> dict[str, Any]:
+    """Program name -> grad, for the leaves that keep their name to the end (a rebound name is
+    not a leaf), as PyTorch's backward() gives them: `+=`, in DFS order."""
+    grads: dict[str, Any] = {}
+    with run.trace_with("add", "dfs"):
+        for n in run.nodes:
+            if (
+                n.kind == "leaf"
+                and n.name is not None
+                and t.assigned.get(n.name, 0) <= 1
+                and n.name in t.leaf_names
+                and n.name not in grads
+            ):
+                grads[n.name] = n.grad if n.grad is not None else np.zeros(n.data.shape)
+    return grads
+
+
+def torch_ending(t: Translation, out: Value, grads: dict[str, Any]) -> tuple[list[str], list[str]]:
+    """The PyTorch script's last lines (backward, then the prints), and what they print."""
+    name = t.output_name
+    tail = [""]
+    if not out.requires_grad:
+        tail.append(f"# {name} does not depend on any parameter: nothing to backpropagate")
+    elif out.data.ndim == 0:
+        tail.append(f"{name}.backward()")
+    else:
+        tail.append(
+            f"{name}.backward(torch.ones_like({name}))"
+            "  # not a scalar: seed with ones, as gradtrace does"
+        )
+    expected: list[str] = []
+    for op_name, predicted in t.named_ops:
+        tail.append(f'print("{op_name}.grad_fn:", {op_name}.grad_fn.name())')
+        expected.append(f"{op_name}.grad_fn: {predicted}")
+    if out.requires_grad:
+        py = t.torch.name
+        for leaf, g in grads.items():
+            tail.append(f'show("{py(leaf)}.grad", {py(leaf)}.grad)')
+            expected.append(show_text(f"{py(leaf)}.grad", g))
+    return tail, expected
+
+
+def jax_text(t: Translation, scalar: bool) -> str:
+    name = t.output_name
+    return_line = (
+        f"    return {name}"
+        if scalar
+        else f"    return jnp.sum({name})  # not a scalar: the same as seeding ones"
+    )
+    lines = [
+        "import jax",
+        "import jax.numpy as jnp",
+        "import numpy as np",
+        "",
+        'jax.config.update("jax_enable_x64", True)  # float64, as gradtrace',
+        "rng = np.random.default_rng(0)",
+        "",
+        "params = {",
+        *t.jax_params,
+        "}",
+        "",
+        "",
+        "def f(params):",
+        *t.jax_lines,
+        return_line,
+        "",
+        "",
+        "grads = jax.grad(f)(params)",
+        "for name, g in grads.items():",
+        '    print(name + ".grad =", (np.round(np.asarray(g), 6) + 0.0).tolist())',
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def node_grad_fns(run: Run) -> dict[str, str]:
+    """Node id -> the grad_fn PyTorch gives it, for every op node whose name is predicted."""
+    exprs = exprs_by_span(run.program.body)
+    fns: dict[str, str] = {}
+    for n in run.nodes:
+        e = exprs.get(n.span)
+        if n.op is not None and e is not None:
+            fn = predict_grad_fn(n, e)
+            if fn:
+                fns[run.id(n)] = fn
+    return fns
+
+
+__all__ = ["GENERATED_NAMES", "code", "code_names"]

@@ -1,51 +1,81 @@
-"""Settings: the engine's limits and the app's own, overridable from the environment."""
+"""Settings: the engine's limits and the app's own, overridable from the environment.
+
+One object, read from the environment once, when `get_settings` is first called (not at
+import). Routes take it as a dependency (`SettingsDep`), so a test swaps it with
+`app.dependency_overrides[get_settings] = ...`; the middleware, which has no dependencies,
+is given the same object once, when the app is made (app/middleware/stack.py).
+"""
 
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from functools import lru_cache
+from typing import Annotated, Any
+
+from fastapi import Depends
 
 from engine.limits import Limits
+
+ENV_PREFIX = "GRADTRACE_"  # each setting's variable is this and its name in capitals
 
 
 @dataclass(frozen=True)
 class Settings:
-    limits: Limits = field(default_factory=lambda: Limits().with_env())
+    limits: Limits = field(default_factory=Limits)
     # A request body larger than this is refused before it is read in full.
-    max_body_bytes: int = int(os.environ.get("GRADTRACE_MAX_BODY_BYTES", 1024 * 1024))
+    max_body_bytes: int = 1024 * 1024
     # The longest a query string may be (permalinks included).
-    max_query_bytes: int = int(os.environ.get("GRADTRACE_MAX_QUERY_BYTES", 64 * 1024))
+    max_query_bytes: int = 64 * 1024
     # All request headers together (the server has read them by then; this stops the work).
-    max_header_bytes: int = int(os.environ.get("GRADTRACE_MAX_HEADER_BYTES", 64 * 1024))
+    max_header_bytes: int = 64 * 1024
     # Requests at work at once in one worker; past that the server answers 503 + Retry-After.
-    max_in_flight: int = int(os.environ.get("GRADTRACE_MAX_IN_FLIGHT", 16))
+    max_in_flight: int = 16
     # The time one request may take. The engine stops at it (413, naming this setting) and
     # Graphviz gets only what is left; work that cannot be stopped is answered 503 + Retry-After
     # a moment later while it runs on, still counted against max_in_flight.
-    max_request_seconds: float = float(os.environ.get("GRADTRACE_MAX_REQUEST_SECONDS", 10.0))
+    max_request_seconds: float = 10.0
     # The time a client has to send its whole request body, read before the request counts
     # against max_in_flight: a stalled upload costs a connection, never a slot (408 after it).
-    body_read_seconds: float = float(os.environ.get("GRADTRACE_BODY_READ_SECONDS", 5.0))
+    body_read_seconds: float = 5.0
     # Requests at work at once from one client address (uvicorn's scope["client"]: behind a
-    # proxy, the client's only if uvicorn trusts the proxy, see app/guard.py). Under
+    # proxy, the client's only if uvicorn trusts the proxy, see app/middleware/guard.py). Under
     # max_in_flight, so that one client cannot take every slot; not far under it, since a
     # classroom behind one NAT is one address. 0: no bound.
-    max_in_flight_per_client: int = int(os.environ.get("GRADTRACE_MAX_IN_FLIGHT_PER_CLIENT", 8))
+    max_in_flight_per_client: int = 8
     # Answers of at least gzip_min_bytes are compressed (level gzip_level) for clients that
     # accept gzip; from gzip_thread_bytes on, in a worker thread, so that the event loop, and
     # every other request with it, never waits on a multi-megabyte compression.
-    gzip_min_bytes: int = int(os.environ.get("GRADTRACE_GZIP_MIN_BYTES", 1024))
-    gzip_level: int = int(os.environ.get("GRADTRACE_GZIP_LEVEL", 6))
-    gzip_thread_bytes: int = int(os.environ.get("GRADTRACE_GZIP_THREAD_BYTES", 64 * 1024))
+    gzip_min_bytes: int = 1024
+    # A trace is mostly repeated keys; level 6 costs a tenth of level 9 for nearly the same size.
+    gzip_level: int = 6
+    gzip_thread_bytes: int = 64 * 1024
     # How long a thread running Python may keep the GIL while another waits for it (CPython's
     # switch interval). The event loop needs the GIL a few times per request, so while worker
     # threads run programs each of those waits up to this long. CPython's own 5 ms: 1 ms cut
     # the saturated throughput of two workers by a third, and /healthz, answered without
-    # routing (app/main.py, Health), stays under 100 ms beside three heavy clients without it.
-    gil_switch_seconds: float = float(os.environ.get("GRADTRACE_GIL_SWITCH_SECONDS", 0.005))
+    # routing (app/middleware/health.py), stays under 100 ms beside three heavy clients.
+    gil_switch_seconds: float = 0.005
+    # How long a browser, proxy or CDN may reuse an answer without asking again (seconds).
+    cache_max_age: int = 86_400
+    # The bounds of each worker's in-memory caches (answers; views get half the bytes).
+    cache_entries: int = 512
+    cache_bytes: int = 32 * 1024 * 1024
+
+    def with_env(self) -> Settings:
+        """These settings, and their limits, with any `GRADTRACE_…` environment overrides."""
+        changes: dict[str, Any] = {}
+        for f in fields(self):
+            raw = os.environ.get(ENV_PREFIX + f.name.upper())
+            if raw is not None and f.name != "limits":
+                changes[f.name] = type(getattr(self, f.name))(raw)
+        return replace(self, limits=self.limits.with_env(), **changes)
 
 
 @lru_cache
 def get_settings() -> Settings:
-    return Settings()
+    """The settings of this process: the defaults with the environment's overrides."""
+    return Settings().with_env()
+
+
+SettingsDep = Annotated[Settings, Depends(get_settings)]

@@ -1,8 +1,9 @@
 """Every failure answers with the error object of spec/api.md, never echoing the input back.
 
 The image address (`/api/svg`) answers every failure with an SVG that shows the message instead,
-so a broken `<img>` in course notes says why. `LastResort` answers what nothing else caught (a
-bug): a 500 with the security headers, on a connection that stays open.
+so a broken `<img>` in course notes says why. What nothing else caught (a bug) is answered by
+`internal_error_response`, which app/middleware/last_resort.py sends: a 500 with the security
+headers, on a connection that stays open.
 """
 
 from __future__ import annotations
@@ -18,9 +19,8 @@ from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
-from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.security import headers_for
+from app.middleware.security import headers_for
 from engine.errors import ProgramError
 
 log = logging.getLogger("gradtrace")
@@ -152,8 +152,8 @@ class SafeJSONResponse(JSONResponse):
 
 
 def message_svg(message: str, where: str | None = None) -> str:
-    """A small SVG that shows an error message (escaped by engine.drawing.draw)."""
-    from engine.drawing.draw import message_svg as draw_message
+    """A small SVG that shows an error message (escaped by engine.drawing)."""
+    from engine.drawing import message_svg as draw_message
 
     lines = textwrap.wrap(message, 80, break_long_words=True)[:8] or [""]
     return draw_message("gradtrace: " + lines[0], ([where] if where else []) + lines[1:])
@@ -249,36 +249,3 @@ def internal_error_response(path: str) -> Response:
     svg = response.media_type == "image/svg+xml"
     response.raw_headers.extend(headers_for(path, svg))
     return response
-
-
-class LastResort:
-    """ASGI middleware, outermost: an exception that nothing inside caught becomes the 500 of
-    `internal_error_response` and goes no further. Starlette's own last resort sits outside
-    every middleware, so its 500 lacks the security headers, and it re-raises, after which
-    uvicorn closes the keep-alive connection. Here the connection stays open (the answer is
-    whole and the request is over) unless half an answer was sent already: then closing is
-    the only way to tell the client it is broken."""
-
-    def __init__(self, app: ASGIApp) -> None:
-        self.app = app
-
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        started = False
-
-        async def watched(message: Message) -> None:
-            nonlocal started
-            if message["type"] == "http.response.start":
-                started = True
-            await send(message)
-
-        try:
-            await self.app(scope, receive, watched)
-        except Exception:
-            path = scope.get("path", "")
-            log.exception("unhandled error on %s", path)
-            if started:
-                raise
-            await internal_error_response(path)(scope, receive, send)

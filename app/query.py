@@ -17,20 +17,27 @@ import re
 import zlib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
 from engine.language import valuespec
 
-FORMAT_VERSION = 1  # `v=`: links of a newer format are refused, not misread
+# The one table of the address format, which the page's static/js/url.js reads too.
+QUERY_TABLE: dict[str, Any] = json.loads(
+    (Path(__file__).resolve().parents[1] / "static" / "query.json").read_text("utf-8")
+)
+PARAMS: dict[str, dict[str, Any]] = {p["name"]: p for p in QUERY_TABLE["params"]}
+
+FORMAT_VERSION: int = QUERY_TABLE["version"]  # `v=`: links of a newer format are refused
 MAX_Z_CHARS = 65_536  # length of a compressed `z=` parameter
 MAX_INFLATED_BYTES = 65_536  # a `z=` never inflates past this (a zip bomb stops here)
 MAX_STEP = 10**9  # `step` is clamped anyway; this keeps int() of absurd input cheap
-DEFAULT_SOURCE = "x*y + x"
-DEFAULT_VALUES: dict[str, Any] = {"x": 2.0, "y": 3.0}
-ACCUMULATE = ("add", "assign")
-ORDERS = ("dfs", "kahn")
-LANGS = ("en", "zh")
+DEFAULT_SOURCE: str = PARAMS["source"]["default"]
+DEFAULT_VALUES: dict[str, Any] = PARAMS["values"]["default"]
+ACCUMULATE: tuple[str, ...] = tuple(PARAMS["accumulate"]["allowed"])
+ORDERS: tuple[str, ...] = tuple(PARAMS["order"]["allowed"])
+LANGS: tuple[str, ...] = tuple(PARAMS["lang"]["allowed"])
 
 
 class QueryError(Exception):
@@ -99,16 +106,8 @@ def parse_query(params: Mapping[str, str], *, default_source: bool = True) -> Pa
     else:
         values = parse_values(raw_values or "")
 
-    accumulate = (params.get("accumulate") or "add").strip().lower()
-    if accumulate in ("+=", "sum"):
-        accumulate = "add"
-    if accumulate in ("=",):
-        accumulate = "assign"
-    if accumulate not in ACCUMULATE:
-        raise QueryError(f"accumulate is 'add' or 'assign', not {_show(accumulate)}", "accumulate")
-    order = (params.get("order") or "dfs").strip().lower()
-    if order not in ORDERS:
-        raise QueryError(f"order is 'dfs' or 'kahn', not {_show(order)}", "order")
+    accumulate = _choice_param(params, "accumulate")
+    order = _choice_param(params, "order")
 
     step = _step_param(params.get("step"))
     fwd = _step_param(params.get("fwd"))
@@ -133,6 +132,17 @@ def parse_lang(raw: str | None) -> str:
 
 def _show(text: str) -> str:
     return repr(text[:40])
+
+
+def _choice_param(params: Mapping[str, str], name: str) -> str:
+    """One of the table's allowed words (or an alias of one); absent or empty: the default."""
+    spec = PARAMS[name]
+    word = (params.get(name) or spec["default"]).strip().lower()
+    word = spec.get("aliases", {}).get(word, word)
+    if word not in spec["allowed"]:
+        allowed = " or ".join(repr(a) for a in spec["allowed"])
+        raise QueryError(f"{name} is {allowed}, not {_show(word)}", name)
+    return str(word)
 
 
 def _int_param(params: Mapping[str, str], name: str, default: int) -> int:
@@ -227,33 +237,33 @@ def inflate_source(z: str) -> str:
 # ---------------------------------------------------------------------------------------------
 
 
-LONG_SOURCE = 200  # above this many characters (URL-encoded) a permalink compresses the program
+# above this many characters (URL-encoded) a permalink compresses the program
+LONG_SOURCE: int = QUERY_TABLE["long_source"]
 
 
 def permalink_params(q: PageQuery, *, compress: bool | None = None) -> dict[str, str]:
-    """The query parameters that reproduce `q`, in a stable order."""
-    out: dict[str, str] = {"v": str(q.version)}
-    encoded = urlencode({"source": q.source})
+    """The query parameters that reproduce `q`, in the table's order, defaults left out."""
     if compress is None:
-        compress = len(encoded) > LONG_SOURCE
-    if compress:
-        out["z"] = deflate_source(q.source)
-    else:
-        out["source"] = q.source
-    if q.values:
-        out["values"] = format_values(q.values)
-    if q.accumulate != "add":
-        out["accumulate"] = q.accumulate
-    if q.order != "dfs":
-        out["order"] = q.order
-    if q.step is not None:
-        out["step"] = str(q.step)
-    if q.fwd is not None:
-        out["fwd"] = str(q.fwd)
-    if q.lang != "en":
-        out["lang"] = q.lang
+        compress = len(urlencode({"source": q.source})) > LONG_SOURCE
+    given: dict[str, str | None] = {
+        "v": str(q.version),
+        "z": deflate_source(q.source) if compress else None,
+        "source": None if compress else q.source,
+        "values": format_values(q.values) if q.values else None,
+        "accumulate": q.accumulate,
+        "order": q.order,
+        "step": None if q.step is None else str(q.step),
+        "fwd": None if q.fwd is None else str(q.fwd),
+        "lang": q.lang,
+    }
+    out: dict[str, str] = {}
+    for spec in QUERY_TABLE["params"]:
+        value = given.get(spec["name"])
+        if value is None or (spec["type"] == "choice" and value == spec["default"]):
+            continue
+        out[spec["name"]] = value
     return out
 
 
 def permalink(q: PageQuery, path: str = "/", *, compress: bool | None = None) -> str:
-    return path + "?" + urlencode(permalink_params(q, compress=compress), safe=",=:*")
+    return path + "?" + urlencode(permalink_params(q, compress=compress), safe=QUERY_TABLE["safe"])

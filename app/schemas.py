@@ -141,6 +141,10 @@ VIEW_PARAMETERS: list[dict[str, Any]] = PAGE_PARAMETERS + [
 SVG_PARAMETERS: list[dict[str, Any]] = PAGE_PARAMETERS + [
     _query("legend", "`0` draws no legend."),
 ]
+# The routes' `openapi_extra`: the parameters each reads itself.
+TRACE_QUERY = {"parameters": PAGE_PARAMETERS}
+VIEW_QUERY = {"parameters": VIEW_PARAMETERS}
+SVG_QUERY = {"parameters": SVG_PARAMETERS}
 
 _ERROR_JSON = {"application/json": {"schema": {"$ref": "#/components/schemas/ErrorResponse"}}}
 _SVG = {"image/svg+xml": {"schema": {"type": "string"}}}

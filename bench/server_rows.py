@@ -14,8 +14,8 @@ from typing import Any
 from bench import anchors
 from bench.measure import InProcess, median, timed
 from bench.programs import loop_program, mlp_program, sized_program, small_program
+from engine import drawing as draw
 from engine import run
-from engine.drawing import draw
 
 
 def _app() -> Any:
@@ -83,7 +83,7 @@ def first_picture(quick: bool, tiny: bool = False) -> dict[str, Any]:
                 "reused": reused / reps,
             }
         # The gallery's lessons, what a class opens first: each a new shape.
-        from app.routes.pages import EXAMPLES
+        from app.examples import EXAMPLES
 
         gallery = []
         for ex in [] if tiny else EXAMPLES:
@@ -222,7 +222,7 @@ def drawing_cost(quick: bool) -> dict[str, Any]:
     """Where the time of a big first picture goes (engine, DOT, layout, SVG tagging)."""
     trace_t = timed(lambda: run(loop_program(500)).to_dict(), 2 if quick else 5)
     trace = run(loop_program(500)).to_dict()
-    lay = draw._build(trace, None)
+    lay = draw.build(trace, None)
     layout = timed(lambda: draw.to_svg.__wrapped__(lay.dot), 1 if quick else 3)
     svg = draw.to_svg(lay.dot)
     finish = timed(lambda: draw.finish_svg(svg, lay, trace), 2 if quick else 5)

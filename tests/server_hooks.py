@@ -19,7 +19,7 @@ from typing import Any
 from fastapi import Request
 
 from app.main import app
-from app.routes import pages
+from app.routes import images, pages
 
 
 class Bug(RuntimeError):
@@ -48,4 +48,4 @@ def raising_on_ask(produce: Callable[..., Any]) -> Callable[..., Any]:
 
 
 pages._page = raising_on_ask(pages._page)  # type: ignore[assignment]
-pages.svg_answer = raising_on_ask(pages.svg_answer)  # type: ignore[assignment]
+images.svg_answer = raising_on_ask(images.svg_answer)  # type: ignore[assignment]

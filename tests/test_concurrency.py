@@ -17,7 +17,7 @@ from typing import Any
 import httpx
 import pytest
 
-from app.routes.pages import EXAMPLES
+from app.examples import EXAMPLES
 from engine.lessons import LESSONS
 from tests.uvicorn_proc import Server, uvicorn_server
 

@@ -1,4 +1,4 @@
-"""No CPU work on the event loop (issue 11, item 3): answers are compressed (app/compress.py)
+"""No CPU work on the event loop (issue 11, item 3): answers are compressed (app/middleware/)
 with the wire behaviour of Starlette's GZipMiddleware, big ones in a worker thread; large JSON
 is encoded in pieces that let the event loop run between them (app/errors.py); and against a
 real uvicorn, /healthz answers promptly while the worker runs heavy programs.
@@ -23,9 +23,9 @@ import httpx
 import pytest
 from starlette.types import Message, Receive, Scope, Send
 
-import app.compress as compress
-from app.compress import Compress
+import app.middleware.compress as compress
 from app.errors import _dumps, to_json
+from app.middleware.compress import Compress
 from tests.uvicorn_proc import Server, uvicorn_server
 
 

@@ -8,8 +8,8 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.config import get_settings
-from app.guard import SizeGuard
 from app.main import app
+from app.middleware.guard import SizeGuard
 
 
 @pytest.fixture(scope="module")

@@ -14,6 +14,7 @@ import gzip
 import json
 import re
 import time
+import types
 import xml.etree.ElementTree as ET
 import zlib
 from base64 import urlsafe_b64encode
@@ -31,8 +32,8 @@ from starlette.types import Message, Receive, Scope, Send
 import engine
 from app.config import get_settings
 from app.errors import to_json
-from app.guard import LoadShedder, RequestDeadline, SizeGuard
 from app.main import app
+from app.middleware.guard import LoadShedder, RequestDeadline, SizeGuard
 from app.query import MAX_INFLATED_BYTES, deflate_source
 from engine.limits import deadline
 
@@ -406,6 +407,7 @@ def test_a_nan_that_slipped_through_still_gives_strict_json(
     # a program of its own, so that no answer cache hands this broken trace to another test
     unique = f"nan_probe_{path.strip('/').replace('/', '_')} * 1"
     monkeypatch.setattr(api, "run", lambda *a, **k: NaNTrace())
+    monkeypatch.setattr(api, "run_program", lambda *a, **k: types.SimpleNamespace(trace=NaNTrace()))
     monkeypatch.setattr(engine, "run", lambda *a, **k: NaNTrace())
     monkeypatch.setattr(  # the page's `=` row, from the same broken engine
         engine.program, "contrast", lambda *a, **k: {"accumulate": "assign", "grads": {"n0": NAN}}
@@ -430,7 +432,7 @@ def test_an_internal_error_is_a_500_with_the_error_object_and_no_echo(
     def broken(source: str, *args: Any, **kw: Any) -> Any:
         raise RuntimeError(f"bug while running {source}")
 
-    monkeypatch.setattr(api, "run", broken)
+    monkeypatch.setattr(api, "run_program", broken)
     r = client.post("/api/trace", json={"source": "x*y + SECRET_INPUT"})
     assert r.status_code == 500
     error = strict(r.content)["error"]
@@ -535,9 +537,10 @@ def test_work_that_ignores_the_deadline_is_answered_503_and_still_counts_as_in_f
 def test_the_routes_that_compute_run_in_the_threadpool() -> None:
     """CPU-heavy work never runs on the event loop: every route that runs a program or lays
     out a graph is a plain `def`, which FastAPI runs in a worker thread."""
-    from app.routes import api, pages
+    from app.routes import api, images, pages, render
 
-    routes = [r for router in (api.router, pages.router) for r in router.routes]
+    routers = (api.router, pages.router, images.router, render.router)
+    routes = [r for router in routers for r in router.routes]
     assert {r.path for r in routes} >= {"/api/trace", "/api/svg", "/", "/embed", "/api/render"}
     for route in routes:
         endpoint = route.endpoint  # type: ignore[attr-defined]

@@ -16,7 +16,7 @@ from fastapi.testclient import TestClient
 
 import app.routes.api as api
 from app.main import app
-from app.routes import pages
+from app.routes import images, pages, render
 from tests.uvicorn_proc import Server, uvicorn_server
 
 
@@ -31,8 +31,9 @@ def broken(*args: Any, **kw: Any) -> Any:
 @pytest.fixture()
 def client(monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.setattr(pages, "_page", broken)
-    monkeypatch.setattr(pages, "svg_answer", broken)
+    monkeypatch.setattr(images, "svg_answer", broken)
     monkeypatch.setattr(api, "run", broken)
+    monkeypatch.setattr(api, "run_program", broken)
     # Raise into the test as Starlette's own last resort would: this checks that none is needed.
     with TestClient(app, raise_server_exceptions=True) as c:
         yield c
@@ -74,7 +75,7 @@ def test_a_bug_in_the_image_is_a_500_picture(client: TestClient) -> None:
 def test_a_bug_in_the_api_is_a_500_error_object(
     client: TestClient, monkeypatch: pytest.MonkeyPatch, method: str, path: str
 ) -> None:
-    monkeypatch.setattr(pages, "run_view", broken)  # what /api/render runs
+    monkeypatch.setattr(render, "run_view", broken)  # what /api/render runs
     source = f"x*y + SECRET_INPUT # last resort {method}"
     if method == "POST":
         r = client.post(path, json={"source": source})

@@ -13,6 +13,7 @@ from urllib.parse import quote
 import pytest
 from fastapi.testclient import TestClient
 
+from app.examples import EXAMPLES
 from app.main import app
 from app.query import (
     MAX_INFLATED_BYTES,
@@ -24,8 +25,7 @@ from app.query import (
     parse_values,
     permalink,
 )
-from app.routes.pages import EXAMPLES
-from engine.drawing import draw
+from engine import drawing as draw
 
 SVG = "{http://www.w3.org/2000/svg}"
 needs_dot = pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz is not installed")

@@ -11,8 +11,8 @@ import pytest
 from fastapi.testclient import TestClient
 from starlette.types import Receive, Scope, Send
 
-from app.guard import LoadShedder
 from app.main import app
+from app.middleware.guard import LoadShedder
 
 
 @pytest.fixture(scope="module")

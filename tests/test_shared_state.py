@@ -29,9 +29,9 @@ from tests.test_concurrency import requests
 
 # Guarded by a lock of their own, next to them in their module.
 GUARDED = {
-    ("engine.drawing.draw", "_timed_out"): "_timed_out_lock",
-    ("engine.drawing.layout", "_idle"): "_lock",
-    ("engine.drawing.layout", "_plugin_env"): "_plugin_lock",  # made once, on the first layout
+    ("engine.drawing.render", "_timed_out"): "_timed_out_lock",
+    ("engine.drawing.graphviz", "_idle"): "_lock",
+    ("engine.drawing.graphviz", "_plugin_env"): "_plugin_lock",  # made once, on the first layout
 }
 # Framework objects made once at import (routes are registered then, never per request).
 FRAMEWORK = ("FastAPI", "APIRouter", "Jinja2Templates")
@@ -129,7 +129,7 @@ def test_no_request_changes_a_module_level_table(before: dict[tuple[str, str], b
         for method, path, data in requests():
             r = client.get(path, params=data) if method == "GET" else client.post(path, json=data)
             assert r.status_code == 200, (path, r.text[:200])
-        for example in app.routes.pages.EXAMPLES:
+        for example in app.examples.EXAMPLES:
             assert client.get("/", params={"source": example["source"]}).status_code == 200
         assert client.get("/embed", params={"source": "x*y + x", "lang": "zh"}).status_code == 200
     after = {(m, n): snapshot(o) for m, n, o in tables() if (m, n) not in GUARDED}

@@ -1,6 +1,7 @@
 """/docs (Swagger UI) and /redoc, served whole from this origin so that they run under the
 page's CSP (`script-src 'self'`): FastAPI's own pages load their scripts from a CDN, which the
 CSP blocks, and Swagger UI's page starts itself with an inline script, which it blocks too.
+Their CSP is the page's, widened only as app/middleware/security.py says (`WIDER`).
 
 The assets are the ones the `fastapi-offline` package ships (Swagger UI's bundle and CSS,
 ReDoc's standalone bundle); the inline start-up script of FastAPI's page is served as a file.
@@ -18,10 +19,8 @@ from fastapi.openapi.docs import get_redoc_html, get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 
-from app.security import headers_for
-
 ASSETS = Path(fastapi_offline.__file__).resolve().parent / "static"
-# Under /static: never shed nor timed (app/guard.py), as the page's own files.
+# Under /static: never shed nor timed (app/middleware/guard.py), as the page's own files.
 ASSET_URL = "/static/docs"
 INIT_URL = "/docs/swagger-init.js"
 
@@ -78,16 +77,11 @@ def swagger_init(request: Request) -> Response:
 @router.get("/redoc")
 def redoc(request: Request) -> HTMLResponse:
     openapi_url, title = _app_info(request)
-    page = get_redoc_html(
+    # Its CSP lets ReDoc's search worker start (app/middleware/security.py, WIDER).
+    return get_redoc_html(
         openapi_url=openapi_url,
         title=f"{title} - ReDoc",
         redoc_js_url=f"{ASSET_URL}/redoc.standalone.js",
         redoc_favicon_url=f"{ASSET_URL}/favicon.png",
         with_google_fonts=False,
     )
-    # ReDoc's search runs in a worker that its bundle makes from a blob: address. A worker
-    # touches no page and can be made only by a script that already runs, so this widens
-    # nothing an attacker could reach; without it the browser refuses the worker.
-    csp = dict(headers_for("/redoc"))[b"content-security-policy"].decode()
-    page.headers["Content-Security-Policy"] = f"{csp}; worker-src 'self' blob:"
-    return page

@@ -18,11 +18,13 @@ import anyio.to_thread
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from app.middleware.asgi import HTTPMiddleware
+
 # Already compressed: gzip would only cost time. (SVG is text and compresses well.)
 INCOMPRESSIBLE = ("image/png", "image/jpeg", "image/gif", "image/webp", "font/woff", "font/woff2")
 
 
-class Compress:
+class Compress(HTTPMiddleware):
     def __init__(
         self,
         app: ASGIApp,
@@ -30,15 +32,12 @@ class Compress:
         level: int = 6,
         thread_bytes: int = 64 * 1024,
     ) -> None:
-        self.app = app
+        super().__init__(app)
         self.minimum_size = minimum_size
         self.level = level
         self.thread_bytes = thread_bytes
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         accepts = "gzip" in Headers(scope=scope).get("accept-encoding", "")
         await _Responder(self, accepts, send).run(scope, receive)
 

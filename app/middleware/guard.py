@@ -11,8 +11,8 @@
   moment after the deadline, the client gets 503 + Retry-After while the work runs to its end
   (a worker thread cannot be stopped from outside), still counted as in flight.
 
-app/main.py puts the answer cache between the first and the second: a request refused for its
-size is never looked up, and a cached answer never takes a slot.
+app/middleware/stack.py puts the answer cache between the first and the second: a request
+refused for its size is never looked up, and a cached answer never takes a slot.
 
 Their answers are the error object of spec/api.md, or for `/api/svg` a picture of it.
 """
@@ -26,6 +26,7 @@ from typing import Any
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from app.errors import error_body, error_response
+from app.middleware.asgi import HTTPMiddleware, replay
 from engine.limits import deadline
 
 log = logging.getLogger("gradtrace")
@@ -45,7 +46,7 @@ async def answer(
     await response(scope, no_body, send)
 
 
-class SizeGuard:
+class SizeGuard(HTTPMiddleware):
     def __init__(
         self,
         app: ASGIApp,
@@ -54,17 +55,13 @@ class SizeGuard:
         max_header_bytes: int = 64 * 1024,
         body_read_seconds: float = 5.0,
     ) -> None:
-        self.app = app
-        self.max_body = max_body_bytes
-        self.max_query = max_query_bytes
+        super().__init__(app)
+        self.max_body, self.max_query = max_body_bytes, max_query_bytes
         self.max_headers = max_header_bytes
         self.body_seconds = body_read_seconds
         self.stalled = 0  # uploads answered 408 so far (for tests and logs)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if len(scope.get("query_string", b"")) > self.max_query:
             await refuse(
                 scope,
@@ -121,16 +118,7 @@ class SizeGuard:
             return
         if body is None:
             return  # the client went away mid-body: nobody is left to answer
-        replayed = False
-
-        async def replay() -> Message:
-            nonlocal replayed
-            if not replayed:
-                replayed = True
-                return {"type": "http.request", "body": body, "more_body": False}
-            return await receive()
-
-        await self.app(scope, replay, send)
+        await self.app(scope, replay(body, receive), send)
 
     @property
     def too_large(self) -> str:
@@ -166,7 +154,7 @@ async def refuse(scope: Scope, send: Send, message: str, limit: str) -> None:
     )
 
 
-class LoadShedder:
+class LoadShedder(HTTPMiddleware):
     """At most `max_in_flight` requests at work at once, and at most `max_per_client` of them
     from one client address (0: no such bound); past either, 503 with Retry-After at once,
     rather than a queue that grows until every answer is late. Cheap requests (static files,
@@ -181,38 +169,21 @@ class LoadShedder:
     def __init__(
         self, app: ASGIApp, max_in_flight: int, retry_after: int = 1, max_per_client: int = 0
     ) -> None:
-        self.app = app
-        self.max_in_flight = max_in_flight
-        self.max_per_client = max_per_client
+        super().__init__(app)
+        self.max_in_flight, self.max_per_client = max_in_flight, max_per_client
         self.retry_after = retry_after
         self.in_flight = 0
         self.by_client: dict[str | None, int] = {}  # only addresses with work in flight
         self.shed = 0  # answers refused so far (for tests and logs)
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        path = scope.get("path", "")
-        if scope["type"] != "http" or path.startswith(CHEAP):
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope.get("path", "").startswith(CHEAP):
             await self.app(scope, receive, send)
             return
         client = scope.get("client")
         who = str(client[0]) if client else None
         theirs = self.by_client.get(who, 0)
-        refusal = None
-        if self.max_per_client and who is not None and theirs >= self.max_per_client:
-            refusal = error_body(
-                f"this address already has {theirs} requests at work, as many as one client "
-                f"may have at once ({self.max_per_client}, max_in_flight_per_client); try "
-                "again in a moment",
-                "busy",
-                limit="max_in_flight_per_client",
-            )
-        elif self.in_flight >= self.max_in_flight:
-            refusal = error_body(
-                f"the server is busy: {self.in_flight} requests are at work, as many as it "
-                f"takes at once (max_in_flight); try again in a moment",
-                "busy",
-                limit="max_in_flight",
-            )
+        refusal = self._refusal(who, theirs)
         if refusal is not None:
             self.shed += 1
             await answer(scope, send, 503, refusal, {"retry-after": str(self.retry_after)})
@@ -229,8 +200,27 @@ class LoadShedder:
             else:
                 del self.by_client[who]
 
+    def _refusal(self, who: str | None, theirs: int) -> dict[str, Any] | None:
+        """The error body of a request past a bound, or None if it may start."""
+        if self.max_per_client and who is not None and theirs >= self.max_per_client:
+            return error_body(
+                f"this address already has {theirs} requests at work, as many as one client "
+                f"may have at once ({self.max_per_client}, max_in_flight_per_client); try "
+                "again in a moment",
+                "busy",
+                limit="max_in_flight_per_client",
+            )
+        if self.in_flight >= self.max_in_flight:
+            return error_body(
+                f"the server is busy: {self.in_flight} requests are at work, as many as it "
+                f"takes at once (max_in_flight); try again in a moment",
+                "busy",
+                limit="max_in_flight",
+            )
+        return None
 
-class RequestDeadline:
+
+class RequestDeadline(HTTPMiddleware):
     """Each request gets `seconds` (max_request_seconds): the engine stops at the deadline by
     itself (413, naming the setting); work that does not stop within `grace` seconds more is
     answered 503 + Retry-After, and this middleware returns only once that work has ended, so
@@ -239,15 +229,14 @@ class RequestDeadline:
     def __init__(
         self, app: ASGIApp, seconds: float, grace: float = 1.0, retry_after: int = 2
     ) -> None:
-        self.app = app
-        self.seconds = seconds
-        self.grace = grace
+        super().__init__(app)
+        self.seconds, self.grace = seconds, grace  # the bound, and the backstop's wait past it
         self.retry_after = retry_after
         self.timed_out = 0  # answers given by the backstop so far
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+    async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         path = scope.get("path", "")
-        if scope["type"] != "http" or path.startswith(CHEAP) or not self.seconds:
+        if path.startswith(CHEAP) or not self.seconds:
             await self.app(scope, receive, send)
             return
         started = False

@@ -1,0 +1,1 @@
+"""The ASGI middleware around the app, one concern a module; stack.py puts them in order."""

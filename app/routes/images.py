@@ -1,0 +1,90 @@
+"""GET /api/svg: the graph at a step as an SVG image, for <img src> in course notes.
+
+A program that cannot run gets a 4xx whose body is an SVG that shows why, so a broken image
+says what broke. Cached as its address names it (app/cache.py).
+"""
+
+from __future__ import annotations
+
+from fastapi import APIRouter, Request
+from fastapi.responses import Response
+
+import engine
+from app import cache
+from app.config import Settings, SettingsDep
+from app.query import QueryError, parse_query
+from app.routes.pages import strings
+from app.schemas import SVG_QUERY, SVG_RESPONSES
+from app.views import collapse_param, max_drawn
+from engine import drawing as draw
+
+router = APIRouter()
+
+
+def svg_response(svg: str, status: int = 200, headers: dict[str, str] | None = None) -> Response:
+    """An SVG answer; its security headers, an image's own, are added on the way out
+    (app/middleware/security.py)."""
+    return Response(content=svg, status_code=status, media_type="image/svg+xml", headers=headers)
+
+
+def error_svg(message: str, line: int | None = None, column: int | None = None) -> str:
+    """A picture of an error message, with where in the program it is."""
+    where = f"line {line}, column {column}" if line else None
+    lines = wrap(message, 80)
+    return draw.message_svg("gradtrace: " + lines[0], ([where] if where else []) + lines[1:])
+
+
+def wrap(text: str, width: int) -> list[str]:
+    """`text` in lines of at most `width` characters (a longer word on a line of its own), at
+    most eight of them."""
+    words, lines, cur = text.split(), [], ""
+    for w in words:
+        if cur and len(cur) + 1 + len(w) > width:
+            lines.append(cur)
+            cur = w
+        else:
+            cur = f"{cur} {w}" if cur else w
+    lines.append(cur)
+    return lines[:8]
+
+
+@router.get("/api/svg", response_class=Response, responses=SVG_RESPONSES, openapi_extra=SVG_QUERY)
+def api_svg(request: Request, settings: SettingsDep) -> Response:
+    """The graph at a step as SVG, for <img src> in course notes. A program that cannot run
+    gets a 4xx whose body is an SVG that shows why. Cached as its address names it (app.cache)."""
+    return cache.cached_get(request, settings, lambda: svg_answer(request, settings))
+
+
+def svg_answer(request: Request, settings: Settings) -> Response:
+    params = dict(request.query_params)
+    try:
+        q = parse_query(params, default_source=False)
+    except QueryError as err:
+        return svg_response(error_svg(err.message), err.status)
+    limits = settings.limits
+    try:
+        result = engine.run(
+            q.source, q.values, accumulate=q.accumulate, order=q.order, limits=limits
+        )
+        trace = result.to_dict()
+    except engine.ProgramError as err:
+        return svg_response(error_svg(err.message, err.line, err.column), err.status)
+    step = draw.clamp_step(trace, q.step)
+    legend = params.get("legend", "1") not in ("0", "false", "no")
+    try:
+        svg, _ = draw.render_folded(
+            trace,
+            step,
+            draw.collapse_plan(trace),
+            collapse=collapse_param(params.get("collapse")),
+            lang=q.lang,
+            legend=legend,
+            max_nodes=max_drawn(settings),
+            timeout=limits.max_layout_seconds,
+        )
+    except draw.DrawError as err:
+        if err.code == "busy":
+            return svg_response(error_svg(err.message), 503, {"Retry-After": "2"})
+        title = strings()[q.lang]["too_large"]
+        return svg_response(draw.message_svg(title, wrap(err.message, 80)), 413)
+    return svg_response(svg)

@@ -1,0 +1,55 @@
+"""POST /api/render: the page's re-run, the trace and its drawing in one answer (app/views.py's
+view as JSON)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Body
+from fastapi.responses import Response
+from pydantic import BaseModel, ConfigDict, Field
+
+from app import cache
+from app.config import Settings, SettingsDep
+from app.errors import SafeJSONResponse as JSONResponse  # strict JSON: never a NaN token
+from app.query import ACCUMULATE, ORDERS, QueryError, parse_lang
+from app.schemas import JSON_ERRORS, NestedNumbers
+from app.views import ViewAsk, run_view
+
+router = APIRouter()
+
+
+class RenderRequest(BaseModel):
+    """POST /api/render: what POST /api/trace takes, plus the page's own switches."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+    source: str = Field(max_length=1_000_000)
+    # As strict as POST /api/trace: a number or nested lists, never "2" or true (a 422).
+    values: dict[str, NestedNumbers] | None = None
+    accumulate: str = "add"
+    order: str = "dfs"
+    keep_values: bool = False
+    collapse: bool | None = None  # None: collapse a long loop past draw.AUTO_COLLAPSE_NODES
+    lang: str = "en"
+
+
+@router.post("/api/render", responses=JSON_ERRORS)
+def api_render(body: Annotated[RenderRequest, Body()], settings: SettingsDep) -> Response:
+    """The page's re-run: {trace, contrast, svg, draw_error, values, dropped}, or {error, status}
+    when the program cannot run (the status /api/trace would give, 400 or 413)."""
+    if body.accumulate not in ACCUMULATE or body.order not in ORDERS:
+        err = QueryError("accumulate is add|assign and order is dfs|kahn", "options", 422)
+        return JSONResponse(err.to_dict(), status_code=422)
+    return cache.keep_if(*render_answer(body, settings))  # app/middleware/cache.py keeps it
+
+
+def render_answer(body: RenderRequest, settings: Settings) -> tuple[Response, bool]:
+    """POST /api/render's answer, and whether it may be kept (app/cache.py)."""
+    view = run_view(ViewAsk(**{**body.model_dump(), "lang": parse_lang(body.lang)}), settings)
+    if "error" in view:
+        # 200: the page asked "what does this text do?" and the answer is "it cannot run" —
+        # a 4xx here would also land in the browser console on every keystroke.
+        return JSONResponse(
+            {"error": view["error"], "status": view["status"], "values": view.get("values")}
+        ), False
+    return JSONResponse(view), cache.cacheable_view(view)

@@ -1,0 +1,111 @@
+"""The page's view of a program: run it, draw it, and the grads the other accumulation gives.
+
+No HTTP here: the pages, the image and the re-run (app/routes/) each turn a view into their
+answer. The server sends everything a program needs at once (the trace, the drawing laid out
+once, the `=` row), and the page only moves an index through it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+import engine
+from app import cache
+from app.config import Settings
+from engine import drawing as draw
+
+
+@dataclasses.dataclass(frozen=True)
+class ViewAsk:
+    """What a page view is made of: the program, its values and the page's switches.
+
+    `keep_values`: values carried over from an earlier program are dropped when the new one
+    has no such free name (the page keeps the fields a student filled in while they edit).
+    `collapse`: draw a long unrolled loop as its first and last iterations and a box (True),
+    in full (False), or as draw.wants_collapse decides (None: collapsed past
+    draw.AUTO_COLLAPSE_NODES nodes); a loop too large to draw in full is collapsed anyway."""
+
+    source: str
+    values: dict[str, Any] | None = None
+    accumulate: str = "add"
+    order: str = "dfs"
+    keep_values: bool = False
+    collapse: bool | None = None
+    lang: str = "en"
+
+
+def run_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
+    """`make_view`, from the worker's cache when the same program was drawn lately (the view
+    is shared: read it, never change it)."""
+    return cache.cached_view(
+        dataclasses.astuple(ask), settings.limits, lambda: make_view(ask, settings)
+    )
+
+
+def max_drawn(settings: Settings) -> int:
+    """The most nodes a drawing may have under these settings."""
+    return int(getattr(settings.limits, "max_drawn_nodes", draw.MAX_DRAWN_NODES))
+
+
+def collapse_param(value: str | None) -> bool | None:
+    """`collapse=1` asks for a long loop collapsed, `collapse=0` for it in full; without it the
+    drawing decides (draw.wants_collapse)."""
+    return {"1": True, "0": False}.get(value or "")
+
+
+def kept_values(ask: ViewAsk, settings: Settings) -> tuple[dict[str, Any], list[str]]:
+    """The values the program will run with, and the names dropped (see ViewAsk.keep_values)."""
+    values = dict(ask.values or {})
+    if not (ask.keep_values and values):
+        return values, []
+    try:
+        free = set(engine.parse(ask.source, settings.limits).free)
+    except engine.ProgramError:
+        return values, []
+    return {k: v for k, v in values.items() if k in free}, [k for k in values if k not in free]
+
+
+def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
+    """Run a program for the page: {trace, contrast, svg, draw_error, collapsed, ...} or
+    {error, status}."""
+    limits = settings.limits
+    values, dropped = kept_values(ask, settings)
+    try:
+        result = engine.run(
+            ask.source, values, accumulate=ask.accumulate, order=ask.order, limits=limits
+        )
+        trace = result.to_dict()
+    except engine.ProgramError as err:
+        return {"error": err.to_dict()["error"], "status": err.status, "values": values}
+    try:
+        # The other accumulation's grads (the `=` row): one more backward on the same graph.
+        contrast = engine.program.contrast(result)
+    except engine.ProgramError:
+        contrast = None
+    svg = None
+    draw_error = None
+    plan = draw.collapse_plan(trace)
+    folded = None
+    try:
+        svg, folded = draw.render_folded(
+            trace,
+            None,
+            plan,
+            collapse=ask.collapse,
+            max_nodes=max_drawn(settings),
+            lang=ask.lang,
+            timeout=limits.max_layout_seconds,
+        )
+    except draw.DrawError as err:
+        draw_error = {"message": err.message, "code": err.code, "limit": err.limit}
+    return {
+        "trace": trace,
+        "contrast": contrast,
+        "svg": svg,
+        "draw_error": draw_error,
+        "collapsible": plan is not None,
+        "collapsed": folded,
+        "dropped": dropped,
+        "values": values,
+    }

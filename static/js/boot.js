@@ -1,0 +1,10 @@
+/* The page's start-up data: the JSON the server (or the standalone export) put in
+ * <script type="application/json" id="state">. No inline script: the CSP is script-src 'self'. */
+
+const el = document.querySelector("#state");
+export const boot = el ? JSON.parse(el.textContent) : {};
+export const EMBED = !!boot.embed;
+// A standalone file (gradtrace render --html, a notebook's output): no server to ask, so no
+// re-runs, and the only address it keeps is `#step=k`.
+export const STANDALONE = !!boot.standalone;
+export const FIT_CONTENT = boot.fit === "content"; // the box is as tall as the drawing (an iframe)

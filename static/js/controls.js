@@ -1,0 +1,171 @@
+/* The stepper's controls (buttons, slider, play, forward pass), the options, the language and
+ * presenter switches, the keyboard: what they show, and what they change. */
+import { boot } from "./boot.js";
+import { $, $$, on } from "./dom.js";
+import { buildValueFields, renderError } from "./editor.js";
+import { sentence } from "./explain.js";
+import { fitGraph } from "./graph.js";
+import { t } from "./i18n.js";
+import { scheduleRun } from "./run.js";
+import { setState, state } from "./store.js";
+import { buildTable } from "./table.js";
+import { T, inForward, maxPos, pos, setPos } from "./trace.js";
+
+let renderedLang = null; // the language the page's words are in
+let playTimer = null;
+
+export function renderControls() {
+  const max = maxPos();
+  const p = pos();
+  const slider = $("#step-slider");
+  if (slider) { slider.max = String(max); slider.value = String(p); slider.disabled = !T(); }
+  const label = $("#step-label");
+  if (label) {
+    label.textContent = !T() ? "" : inForward()
+      ? t("fwd_of", { k: state.fwd + 1, n: T().trace.topo.length })
+      : t("step_of", { k: state.step, n: T().N });
+  }
+  const dis = (sel, v) => { const b = $(sel); if (b) b.disabled = v; };
+  dis("#btn-first", !T() || p <= 0);
+  dis("#btn-back", !T() || p <= 0);
+  dis("#btn-next", !T() || p >= max);
+  dis("#btn-last", !T() || p >= max);
+  const play = $("#btn-play");
+  if (play) {
+    play.classList.toggle("playing", state.playing);
+    play.setAttribute("aria-pressed", state.playing ? "true" : "false");
+    const key = state.playing ? "pause" : "play";
+    play.setAttribute("aria-label", t(key)); play.title = t(key);
+    play.dataset.i18nAria = key; play.dataset.i18nTitle = key;
+    play.disabled = !T();
+  }
+  const fm = $("#forward-mode");
+  if (fm) fm.checked = state.forwardMode;
+  const cr = $("#collapse-row");
+  if (cr) cr.hidden = !state.collapsible;
+  const cl = $("#collapse-loops");
+  if (cl && !state.running) cl.checked = !!state.collapsed;
+  const cn = $("#collapse-note");
+  if (cn) cn.hidden = !(state.collapsed && state.collapse !== true);
+  const ex = $("#explain");
+  if (ex) { const s = sentence(); if (ex.textContent !== s) ex.textContent = s; }
+  const graph = $("#graph");
+  if (graph) graph.classList.toggle("stale", state.stale);
+  const note = $("#stale-note");
+  if (note) note.hidden = !state.stale;
+  document.body.classList.toggle("present", state.present);
+  document.body.classList.toggle("show-editor", state.showEditor);
+  const pb = $("#present-btn");
+  if (pb) { pb.setAttribute("aria-pressed", state.present ? "true" : "false"); pb.dataset.i18n = state.present ? "present_exit" : "present"; }
+  const eb = $("#editor-btn");
+  if (eb) eb.setAttribute("aria-pressed", state.showEditor ? "true" : "false");
+  const acc = $("#accumulate"); if (acc && acc.value !== state.accumulate) acc.value = state.accumulate;
+  const ord = $("#order"); if (ord && ord.value !== state.order) ord.value = state.order;
+}
+
+export function renderLang() {
+  if (renderedLang === state.lang) return;
+  renderedLang = state.lang;
+  document.documentElement.lang = state.lang === "zh" ? "zh-CN" : "en";
+  document.title = t("title");
+  $$("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
+  $$("[data-i18n-aria]").forEach((el) => el.setAttribute("aria-label", t(el.dataset.i18nAria)));
+  $$("[data-i18n-title]").forEach((el) => { el.title = t(el.dataset.i18nTitle); });
+  $$("#examples option[data-title-en]").forEach((o) => { o.textContent = o.dataset["title" + (state.lang === "zh" ? "Zh" : "En")]; });
+  $$(".lang button").forEach((b) => b.setAttribute("aria-pressed", b.dataset.lang === state.lang ? "true" : "false"));
+  buildTable(); // row headers are words
+  buildValueFields();
+  renderError();
+}
+function setPlaying(on) {
+  clearInterval(playTimer);
+  playTimer = null;
+  if (on) {
+    if (pos() >= maxPos()) setPos(0);
+    playTimer = setInterval(() => {
+      if (pos() >= maxPos()) { setPlaying(false); return; }
+      setPos(pos() + 1);
+    }, state.speed);
+  }
+  setState({ playing: on });
+}
+function isTyping(el) {
+  if (!el) return false;
+  const tag = el.tagName;
+  return tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable ||
+    (tag === "INPUT" && !["button", "checkbox", "radio"].includes(el.type));
+}
+
+// The keyboard steps the page (unless typing, or on the slider, which steps by itself).
+function onKey(ev) {
+  if (ev.altKey || ev.ctrlKey || ev.metaKey || isTyping(ev.target)) return;
+  if (ev.target && ev.target.type === "range") return;
+  const k = ev.key;
+  if (k === "ArrowRight" || k === "PageDown") setPos(pos() + 1);
+  else if (k === "ArrowLeft" || k === "PageUp") setPos(pos() - 1);
+  else if (k === "Home") setPos(0);
+  else if (k === "End") setPos(maxPos());
+  else return;
+  ev.preventDefault();
+}
+
+function wireStepper() {
+  on("#btn-first", "click", () => setPos(0));
+  on("#btn-back", "click", () => setPos(pos() - 1));
+  on("#btn-next", "click", () => setPos(pos() + 1));
+  on("#btn-last", "click", () => setPos(maxPos()));
+  on("#btn-play", "click", () => setPlaying(!state.playing));
+  on("#speed", "change", (ev) => {
+    setState({ speed: Number(ev.target.value) || 800 });
+    if (state.playing) setPlaying(true);
+  });
+  on("#step-slider", "input", (ev) => setPos(Number(ev.target.value)));
+  on("#forward-mode", "change", (ev) => {
+    const onFwd = ev.target.checked;
+    setState({ forwardMode: onFwd, fwd: onFwd ? 0 : null, step: onFwd ? 0 : state.step });
+  });
+  document.addEventListener("keydown", onKey);
+}
+
+// A change of option or example runs the program again.
+function wireOptions() {
+  on("#accumulate", "change", (ev) => { setState({ accumulate: ev.target.value }); scheduleRun(0); });
+  on("#order", "change", (ev) => { setState({ order: ev.target.value }); scheduleRun(0); });
+  // The box shows what is drawn; while the run it asks for is on its way, what was clicked.
+  on("#collapse-loops", "change", (ev) => { setState({ collapse: ev.target.checked, running: true }); scheduleRun(0); });
+  on("#examples", "change", (ev) => {
+    const ex = (boot.examples || []).find((e) => e.id === ev.target.value);
+    if (!ex) return;
+    const ta = $("#source");
+    if (ta) ta.value = ex.source;
+    setState({ source: ex.source, values: Object.assign({}, ex.values), step: 0, fwd: state.forwardMode ? 0 : null });
+    scheduleRun(0);
+  });
+}
+
+function wireChrome() {
+  $$(".lang button").forEach((b) => b.addEventListener("click", () => {
+    setState({ lang: b.dataset.lang });
+    if (state.collapsed) scheduleRun(0); // the loop's box is labelled by the server
+  }));
+  on("#present-btn", "click", () => {
+    const present = !state.present;
+    try {
+      if (present && document.documentElement.requestFullscreen && !document.fullscreenElement) {
+        document.documentElement.requestFullscreen().catch(() => {});
+      } else if (!present && document.fullscreenElement) {
+        document.exitFullscreen().catch(() => {});
+      }
+    } catch (e) { /* full screen is a nicety */ }
+    setState({ present, showEditor: false });
+    renderedLang = null; renderLang(); // the button's words changed
+    requestAnimationFrame(fitGraph);
+  });
+  on("#editor-btn", "click", () => { setState({ showEditor: !state.showEditor }); requestAnimationFrame(fitGraph); });
+}
+
+export function wireControls() {
+  wireStepper();
+  wireOptions();
+  wireChrome();
+}

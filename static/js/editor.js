@@ -1,0 +1,220 @@
+/* The editor: the highlight overlay (the current node, the hovered node, the error), the error
+ * box with its caret, the value fields, and the mouse over the source. */
+import { $, on } from "./dom.js";
+import { cps } from "./format.js";
+import { t } from "./i18n.js";
+import { scheduleRun } from "./run.js";
+import { setState, state } from "./store.js";
+import { T, inForward, setHover } from "./trace.js";
+
+let editorShown = null; // the text and marks last drawn in the overlay
+let charBox = null; // the editor's character cell, measured once
+
+function spanToRange(src, span) {
+  // 1-based line/column counting code points; end_column is exclusive.
+  if (!span || !span.line) return null;
+  const lines = src.split("\n").map(cps);
+  let start = 0;
+  for (let i = 0; i < span.line - 1 && i < lines.length; i++) start += lines[i].length + 1;
+  const line = lines[span.line - 1] || [];
+  let a = start + Math.max(0, (span.column || 1) - 1);
+  let endLine = span.end_line || span.line;
+  let end;
+  if (span.end_column) {
+    end = 0;
+    for (let i = 0; i < endLine - 1 && i < lines.length; i++) end += lines[i].length + 1;
+    end += span.end_column - 1;
+  } else if (span.column) {
+    end = a + 1;
+  } else {
+    a = start; end = start + line.length;
+  }
+  if (end <= a) end = a + 1;
+  return [a, end];
+}
+
+export function renderEditor() {
+  const ta = $("#source"), hl = $("#editor-hl");
+  if (!ta || !hl) return;
+  if (ta.value !== state.source && document.activeElement !== ta) ta.value = state.source;
+  const src = ta.value;
+  const chars = cps(src);
+  const marks = new Uint8Array(chars.length + 1);
+  const paint = (range, bit) => {
+    if (!range) return;
+    for (let i = range[0]; i < Math.min(range[1], chars.length + 1); i++) marks[i] |= bit;
+  };
+  if (T() && !state.stale) {
+    const fwd = inForward();
+    const curId = fwd ? T().trace.topo[state.fwd] : (T().trace.steps[state.step] || {}).node;
+    const cur = T().byId[curId];
+    if (cur) paint(spanToRange(src, cur.span), 1);
+    const hov = state.hover && T().byId[state.hover];
+    if (hov) paint(spanToRange(src, hov.span), 2);
+  }
+  if (state.error && state.error.line) paint(spanToRange(src, state.error), 4);
+  const key = src + "\u0000" + marks.join(",");
+  if (key === editorShown) return;
+  editorShown = key;
+  const esc = (s) => s.replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  let html = "", run = "", bits = 0;
+  const flush = () => {
+    if (!run) return;
+    if (bits) {
+      const cls = [bits & 4 ? "err" : "", bits & 2 ? "hov" : "", bits & 1 ? "cur" : ""].filter(Boolean).join(" ");
+      html += '<mark class="' + cls + '">' + esc(run) + "</mark>";
+    } else html += esc(run);
+    run = "";
+  };
+  for (let i = 0; i <= chars.length; i++) {
+    const ch = i < chars.length ? chars[i] : " ";
+    if (marks[i] !== bits) { flush(); bits = marks[i]; }
+    run += ch === "\n" && marks[i] ? " \n" : ch;
+  }
+  flush();
+  hl.innerHTML = html + "\n";
+}
+
+export function renderError() {
+  const box = $("#error-box");
+  if (!box) return;
+  const err = state.error;
+  if (!err) { box.hidden = true; box.replaceChildren(); return; }
+  box.hidden = false;
+  const parts = [];
+  const title = document.createElement("strong");
+  title.textContent = t("error_title");
+  parts.push(title, document.createElement("br"));
+  if (err.line) {
+    const where = document.createElement("span");
+    where.className = "where";
+    where.textContent = t("error_at", { line: err.line, column: err.column || 1 }) + ": ";
+    parts.push(where);
+  }
+  const msg = document.createElement("span");
+  msg.className = "msg";
+  msg.textContent = err.message;
+  parts.push(msg);
+  const srcLines = state.source.split("\n");
+  if (err.line && srcLines[err.line - 1] !== undefined) {
+    const line = cps(srcLines[err.line - 1]);
+    const col = Math.max(1, err.column || 1);
+    const endCol = err.end_line && err.end_line !== err.line ? line.length + 1 : err.end_column || col + 1;
+    const gutter = String(err.line) + " | ";
+    const pad = line.slice(0, col - 1).map((c) => (/[\u1100-\u115f\u2e80-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]/.test(c) ? "\u3000" : c === "\t" ? "\t" : " ")).join("");
+    const pre = document.createElement("pre");
+    const caret = document.createElement("span");
+    caret.className = "caret";
+    caret.textContent = "^".repeat(Math.max(1, endCol - col));
+    pre.append(gutter + line.join("") + "\n" + " ".repeat(gutter.length) + pad, caret);
+    parts.push(pre);
+  }
+  box.replaceChildren(...parts);
+}
+
+export function buildValueFields() {
+  const host = $("#value-fields");
+  if (!host) return;
+  const free = (T() && T().trace.free) || [];
+  const fs = $("#values");
+  if (fs) fs.hidden = !free.length;
+  const focused = document.activeElement && host.contains(document.activeElement) ? document.activeElement.dataset.name : null;
+  if (focused) return; // do not rebuild under the student's cursor
+  host.replaceChildren();
+  free.forEach((f) => {
+    const label = document.createElement("label");
+    const name = document.createElement("span");
+    name.textContent = f.name + " =";
+    const input = document.createElement("input");
+    input.dataset.name = f.name;
+    const given = Object.prototype.hasOwnProperty.call(state.values, f.name);
+    if (typeof f.value === "number") {
+      input.type = "number";
+      input.step = "any";
+      input.value = given ? String(state.values[f.name]) : String(f.value);
+    } else {
+      input.type = "text";
+      input.value = JSON.stringify(given ? state.values[f.name] : f.value);
+    }
+    input.setAttribute("aria-label", f.name);
+    label.append(name, input);
+    if (!given) {
+      const d = document.createElement("span");
+      d.className = "default";
+      d.textContent = "(" + t("default_value") + ")";
+      label.append(d);
+    }
+    host.append(label);
+  });
+}
+
+// The node whose source span is innermost at the mouse position in the editor.
+function nodeAtPoint(ta, ev) {
+  if (!charBox) {
+    const probe = document.createElement("span");
+    const cs = getComputedStyle(ta);
+    probe.style.font = cs.font;
+    probe.style.position = "absolute";
+    probe.style.visibility = "hidden";
+    probe.style.whiteSpace = "pre";
+    probe.textContent = "0".repeat(40);
+    document.body.append(probe);
+    charBox = { w: probe.getBoundingClientRect().width / 40, h: parseFloat(cs.lineHeight) || 20, pl: parseFloat(cs.paddingLeft), pt: parseFloat(cs.paddingTop) };
+    probe.remove();
+  }
+  const r = ta.getBoundingClientRect();
+  const line = Math.floor((ev.clientY - r.top - charBox.pt + ta.scrollTop) / charBox.h) + 1;
+  const col = Math.floor((ev.clientX - r.left - charBox.pl + ta.scrollLeft) / charBox.w) + 1;
+  let best = null, bestLen = Infinity;
+  T().trace.nodes.forEach((n) => {
+    const s = n.span;
+    if (!s || n.kind === "const") return;
+    const inside = (line > s.line || (line === s.line && col >= s.column)) &&
+      (line < s.end_line || (line === s.end_line && col < s.end_column));
+    if (!inside) return;
+    const len = (s.end_line - s.line) * 1000 + (s.end_column - s.column);
+    if (len < bestLen) { best = n.id; bestLen = len; }
+  });
+  return best;
+}
+
+
+function syncScroll(ta) {
+  const hl = $("#editor-hl");
+  if (hl) { hl.scrollTop = ta.scrollTop; hl.scrollLeft = ta.scrollLeft; }
+}
+
+export function wireEditor() {
+  const ta = $("#source");
+  if (ta) {
+    ta.addEventListener("input", () => {
+      setState({ source: ta.value });
+      syncScroll(ta);
+      scheduleRun();
+    });
+    ta.addEventListener("scroll", () => syncScroll(ta));
+    ta.addEventListener("mousemove", (ev) => {
+      if (!T() || state.stale) return;
+      const id = nodeAtPoint(ta, ev);
+      if (id !== state.hover) setHover(id);
+    });
+    ta.addEventListener("mouseleave", () => setHover(null));
+  }
+  on("#value-fields", "input", (ev) => {
+    const input = ev.target;
+    const name = input.dataset && input.dataset.name;
+    if (!name) return;
+    const raw = input.value.trim();
+    const values = Object.assign({}, state.values);
+    if (raw === "") delete values[name];
+    else if (input.type === "number") {
+      const v = Number(raw);
+      if (!Number.isFinite(v)) return;
+      values[name] = v;
+    } else {
+      try { values[name] = JSON.parse(raw); } catch (e) { return; }
+    }
+    setState({ values });
+    scheduleRun(300);
+  });
+}

@@ -1,0 +1,52 @@
+/* The sentence that says what the current step does (#explain). */
+import { fmt, shapeBadge, shapeOf } from "./format.js";
+import { t } from "./i18n.js";
+import { state } from "./store.js";
+import { T, inForward, nodeLabel } from "./trace.js";
+
+function who(id) {
+  const n = T().byId[id];
+  if (!n) return id;
+  return n.text && n.text !== n.label && n.kind === "op" ? n.label + " = " + n.text : n.label;
+}
+
+export function sentence() {
+  if (!T()) return "";
+  if (inForward()) {
+    const id = T().trace.topo[state.fwd];
+    const n = T().byId[id];
+    const value = n.shape.length ? shapeBadge(n.shape) : fmt(n.value);
+    if (n.kind === "op" && n.text && n.text !== n.label) {
+      return t("sent_forward_op", { node: n.label, text: n.text, value });
+    }
+    return t("sent_forward", { node: n.label, value });
+  }
+  const st = T().trace.steps[state.step];
+  if (!st) return t("no_steps");
+  const label = nodeLabel(st.node);
+  if (st.kind === "seed" || state.step === 0) {
+    if (T().trace.seeded_with_ones) return t("sent_seed_ones", { node: label, shape: shapeBadge(T().trace.shape) });
+    return t("sent_seed", { node: label });
+  }
+  const terms = st.terms || [];
+  if (!terms.length) return t("sent_none", { node: label });
+  const parts = terms.map((term) => {
+    const input = nodeLabel(term.input);
+    const scalar = typeof term.contribution === "number";
+    if (!scalar) {
+      return t("sent_term_tensor", { rule: term.rule, shape: shapeBadge(shapeOf(term.contribution)), input });
+    }
+    let calc = fmt(term.contribution);
+    const up = st.upstream;
+    if (term.local !== null && term.local !== undefined && typeof up === "number" && !(term.rule === "ū" && term.local === 1)) {
+      calc = fmt(up) + "·" + fmt(term.local) + " = " + calc;
+    }
+    let s = t("sent_term", { rule: term.rule, calc, input, before: fmt(term.before), after: fmt(term.after) });
+    if (state.trace && T().trace.options && T().trace.options.accumulate === "assign" && term.before !== 0 && term.before !== null) {
+      s += " " + t("sent_assign", { before: fmt(term.before) });
+    }
+    return s;
+  });
+  return who(st.node) + " " + parts.join(t("sent_join"));
+}
+

@@ -1,0 +1,151 @@
+/* The drawing's box: the laid-out SVG (Graphviz's, from the server), its elements found once,
+ * and its view: zoom and pan by moving the viewBox; fit keeps small graphs from blowing up.
+ * graph_style.js restyles it for each step; graph_input.js wires the mouse and touch. */
+import { EMBED, FIT_CONTENT } from "./boot.js";
+import { $, $$ } from "./dom.js";
+import { t } from "./i18n.js";
+import { state } from "./store.js";
+import { T, currentNode } from "./trace.js";
+
+let drawing = null; // the drawing's elements, by prepareSvg()
+
+// The drawing on show: its svg, nodes, edges, boxes and view box, or null.
+export function G() { return drawing; }
+
+export function prepareSvg() {
+  const host = $("#graph");
+  const svg = host && host.querySelector("svg");
+  if (!svg) { drawing = null; return; }
+  svg.removeAttribute("width");
+  svg.removeAttribute("height");
+  svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
+  svg.setAttribute("role", "img");
+  const vb = (svg.getAttribute("viewBox") || "0 0 100 100").split(/[\s,]+/).map(Number);
+  const nodes = {};
+  $$("g.node", svg).forEach((g) => {
+    const id = g.id;
+    if (!/^n\d+$/.test(id)) return;
+    nodes[id] = {
+      g,
+      head: svg.querySelector("#" + id + "-head"),
+      grad: svg.querySelector("#" + id + "-grad"),
+      vtexts: $$("text.v", g),
+      gtexts: $$("text.g", g),
+      gheat: $$("#" + id + "-gheat rect[id]", g),
+      title: g.querySelector("title"),
+    };
+  });
+  const edges = $$("g.edge", svg).map((g) => ({ g, id: g.id, consumer: g.id.split("-")[1], label: g.querySelector("text.elabel") }));
+  const boxes = {};
+  $$("g.node.collapsed", svg).forEach((g) => {
+    const head = g.querySelector("text");
+    boxes[g.id] = { g, head, text: head ? head.textContent.replace(/^▶ /, "") : "" };
+  });
+  drawing = { svg, nodes, edges, boxes, hasBoxes: Object.keys(boxes).length > 0, base: { x: vb[0], y: vb[1], w: vb[2], h: vb[3] }, view: null, userZoom: false };
+  fitGraph();
+}
+
+export function replaceSvg(svgText) {
+  const host = $("#graph");
+  if (!svgText) { host.textContent = ""; drawing = null; return; }
+  const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
+  const svg = doc.documentElement;
+  if (!svg || svg.nodeName !== "svg" || doc.querySelector("parsererror")) { host.textContent = ""; drawing = null; return; }
+  host.replaceChildren(document.importNode(svg, true));
+  prepareSvg();
+}
+
+export function showDrawError(err) {
+  const host = $("#graph");
+  const p = document.createElement("p");
+  p.className = "draw-error";
+  const strong = document.createElement("strong");
+  strong.textContent = t("too_large");
+  const msg = document.createElement("span");
+  msg.textContent = err.message;
+  p.append(strong, document.createElement("br"), msg);
+  host.replaceChildren(p);
+  drawing = null;
+}
+
+const MAX_SCALE = 2.2; // a 4-node graph should not fill a projector screen with one box
+const MIN_SCALE = 1; // below this the text is too small to read: pan instead (and follow)
+
+export function fitGraph(whole) {
+  if (!drawing) return;
+  const host = $("#graph");
+  const cw = host.clientWidth || 600;
+  const b = drawing.base;
+  if (!EMBED) {
+    // The box is as tall as the graph needs at full width, within a share of the screen.
+    const share = state.present ? 0.72 : window.innerWidth <= 760 ? 0.55 : 0.62;
+    const want = b.h * Math.max(Math.min(cw / b.w, MAX_SCALE), MIN_SCALE) + 16;
+    host.style.height = Math.round(Math.max(200, Math.min(FIT_CONTENT ? 640 : window.innerHeight * share, want))) + "px";
+  }
+  const ch = host.clientHeight || 400;
+  drawing.width = cw;
+  let scale = Math.min(cw / b.w, ch / b.h, MAX_SCALE);
+  if (whole !== true) scale = Math.max(scale, MIN_SCALE);
+  const w = cw / scale, h = ch / scale;
+  drawing.view = { x: b.x - (w - b.w) / 2, y: b.y - (h - b.h) / 2, w, h };
+  if (w < b.w) drawing.view.x = b.x; // too wide to show whole: start at the inputs
+  if (h < b.h) drawing.view.y = b.y;
+  drawing.userZoom = false;
+  drawing.followed = null; // renderGraph() follows the node on show after the next frame
+  applyView();
+}
+
+// Keep the node on show inside the box when the graph is larger than the box.
+export function followCurrent() {
+  if (!drawing || !T()) return;
+  const cur = currentNode();
+  if (!cur || drawing.followed === cur) return;
+  drawing.followed = cur;
+  const el = drawing.nodes[cur] ? drawing.nodes[cur].g : drawing.boxes[T().boxOf[cur]] && drawing.boxes[T().boxOf[cur]].g;
+  const host = $("#graph");
+  if (!el || !host.clientWidth) return;
+  if (drawing.view.w >= drawing.base.w - 1 && drawing.view.h >= drawing.base.h - 1) return; // all of it is on show
+  const r = el.getBoundingClientRect(), hr = host.getBoundingClientRect();
+  const m = 16;
+  let dx = 0, dy = 0;
+  // Out of view: bring it to the middle (or to the start, if it is wider than the box).
+  if (r.left < hr.left + m || r.right > hr.right - m) {
+    dx = r.width > hr.width - 2 * m ? hr.left + m - r.left : (hr.left + hr.right) / 2 - (r.left + r.right) / 2;
+  }
+  if (r.top < hr.top + m || r.bottom > hr.bottom - m) {
+    dy = r.height > hr.height - 2 * m ? hr.top + m - r.top : (hr.top + hr.bottom) / 2 - (r.top + r.bottom) / 2;
+  }
+  if (dx || dy) moveView(dx, dy);
+}
+
+function applyView() {
+  const v = drawing.view;
+  drawing.svg.setAttribute("viewBox", [v.x, v.y, v.w, v.h].map((n) => n.toFixed(2)).join(" "));
+}
+
+export function zoomAt(f, px, py) {
+  if (!drawing) return;
+  const host = $("#graph");
+  const cw = host.clientWidth, ch = host.clientHeight;
+  const v = drawing.view;
+  if (px === undefined) { px = cw / 2; py = ch / 2; }
+  const sx = v.x + (px / cw) * v.w, sy = v.y + (py / ch) * v.h;
+  const w = Math.max(20, Math.min(v.w / f, drawing.base.w * 20)), h = (w * v.h) / v.w;
+  drawing.view = { x: sx - (px / cw) * w, y: sy - (py / ch) * h, w, h };
+  drawing.userZoom = true;
+  applyView();
+}
+
+function moveView(dx, dy) {
+  const host = $("#graph");
+  const v = drawing.view;
+  v.x -= (dx * v.w) / host.clientWidth;
+  v.y -= (dy * v.h) / host.clientHeight;
+  applyView();
+}
+
+export function panBy(dx, dy) {
+  if (!drawing) return;
+  drawing.userZoom = true;
+  moveView(dx, dy);
+}

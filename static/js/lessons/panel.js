@@ -1,0 +1,201 @@
+/* The lesson panel (#lessons): a tab per lesson, the chosen lesson's view over the program on
+ * the page. Its state is `state.lesson` in the page's one store; it subscribes to that store.
+ *
+ * A lesson's data comes from POST /api/trace with {"lessons": [name]}, asked again when the page
+ * has a new trace (or the lesson's options change); the views draw over the trace the page
+ * already has. A view either follows the page's own step or has its own stepper.
+ */
+import { boot } from "../boot.js";
+import { $ } from "../dom.js";
+import { setLesson, setState, state, subscribe } from "../store.js";
+import { el, t } from "./kit.js";
+import { VIEWS as FOLLOWING } from "./views_follow.js";
+import { VIEWS as OWN } from "./views_own.js";
+
+const VIEWS = Object.assign({}, FOLLOWING, OWN);
+let panel = null;
+
+function programKey(s) {
+  return JSON.stringify([s.source, s.values, s.accumulate, s.order]);
+}
+
+function requestKey(name) {
+  return programKey(state) + JSON.stringify(state.lesson.options[name] || null) + name;
+}
+
+let seq = 0; // only the newest request's answer is shown
+async function load(name) {
+  if (!name) return;
+  if (VIEWS[name] && VIEWS[name].local) { // needs only the page's own trace
+    setLesson({ data: { [name]: {} }, loading: false, key: null });
+    return;
+  }
+  const key = requestKey(name);
+  if (state.lesson.key === key && state.lesson.data[name]) return;
+  const mine = ++seq;
+  const program = programKey(state);
+  setLesson({ loading: true, error: null });
+  let body = null;
+  try {
+    const options = {};
+    if (state.lesson.options[name]) options[name] = state.lesson.options[name];
+    const resp = await fetch("/api/trace", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Accept: "application/json" },
+      body: JSON.stringify({ source: state.source, values: state.values, accumulate: state.accumulate, order: state.order, lessons: [name], lesson_options: options }),
+    });
+    body = await resp.json();
+    if (mine !== seq) return;
+    if (!resp.ok) throw new Error((body.error && body.error.message) || "HTTP " + resp.status);
+  } catch (e) {
+    if (mine !== seq) return;
+    setLesson({ loading: false, error: String(e && e.message ? e.message : e), data: {} });
+    return;
+  }
+  const data = body.lessons[name];
+  const view = VIEWS[name];
+  let sub = state.lesson.sub;
+  if (view && !view.follows && view.start) sub = view.start(data);
+  else if (view && !view.follows) sub = Math.min(sub, Math.max(0, view.count(data) - 1));
+  // The program of the page's trace: draw over that one (the answer's copy is the same).
+  const trace = seen.traceProgram === program && state.trace ? state.trace : body;
+  setLesson({ loading: false, key, data: { [name]: data }, trace, sub });
+}
+
+function choose(name) {
+  if (state.lesson.name === name) return;
+  setLesson({ name, sub: 0, error: null });
+  if (name) load(name);
+}
+
+function stepper(view, data) {
+  const n = view.count(data);
+  const sub = state.lesson.sub;
+  const bar = el("div", { class: "ls-stepbar", role: "group", "aria-label": t("ls_steps") });
+  const btn = (id, text, to, dis) => el("button", { type: "button", id, text, disabled: dis, onclick: () => setLesson({ sub: to }) });
+  bar.append(
+    btn("ls-first", "«", 0, sub <= 0),
+    btn("ls-back", "◀", Math.max(0, sub - 1), sub <= 0),
+    btn("ls-next", "▶", Math.min(n - 1, sub + 1), sub >= n - 1),
+    btn("ls-last", "»", n - 1, sub >= n - 1),
+  );
+  const slider = el("input", { type: "range", id: "ls-slider", min: "0", max: String(Math.max(0, n - 1)), value: String(sub), "aria-label": t("ls_steps") });
+  slider.addEventListener("input", () => setLesson({ sub: Number(slider.value) }));
+  bar.append(slider, el("output", { id: "ls-step-label", text: t("ls_step_of", { k: sub + 1, n }) }));
+  return bar;
+}
+
+// Views may mark the drawing (it is redrawn on every re-run, so this is applied again).
+function decorate() {
+  Object.entries(VIEWS).forEach(([name, v]) => {
+    if (v.decorate) v.decorate(state.lesson.data[name], state.lesson.name === name);
+  });
+}
+
+function show() {
+  const ls = state.lesson;
+  panel.querySelectorAll("[data-lesson]").forEach((b) => {
+    b.setAttribute("aria-pressed", b.dataset.lesson === ls.name ? "true" : "false");
+  });
+  document.body.classList.toggle("ls-practice-on", ls.name === "practice");
+  const view = VIEWS[ls.name];
+  const trace = view && view.local ? state.trace : ls.trace;
+  const body = $("#lesson-body");
+  if (!body) return;
+  if (!ls.name) { body.replaceChildren(el("p", { class: "note", text: t("ls_pick") })); body.dataset.lesson = ""; decorate(); return; }
+  body.dataset.lesson = ls.name;
+  const intro = el("p", { class: "ls-intro", text: t("ls_intro_" + ls.name) });
+  if (ls.error) { body.replaceChildren(intro, el("p", { class: "ls-error", role: "alert", text: ls.error })); return; }
+  const data = ls.data[ls.name];
+  if (!data || !view || !trace) { body.replaceChildren(intro, el("p", { class: "note", text: t("running") })); return; }
+  const kids = [intro];
+  let content;
+  try {
+    if (view.follows) {
+      content = view.render(data, Math.min(state.step, trace.steps.length - 1), trace);
+    } else {
+      kids.push(stepper(view, data));
+      content = view.render(data, ls.sub, trace);
+    }
+  } catch (e) {
+    content = el("p", { class: "ls-error", role: "alert", text: String(e) });
+  }
+  kids.push(content);
+  body.replaceChildren(...kids);
+  decorate();
+  body.classList.toggle("ls-loading", ls.loading);
+}
+
+// What the panel drew last: it draws again only when something it shows has changed.
+const seen = { trace: null, traceProgram: null, step: null, lang: null, lesson: null, options: null };
+
+function follow(s) {
+  const ls = s.lesson;
+  const optionsChanged = ls.options !== seen.options;
+  seen.options = ls.options;
+  if (s.trace !== seen.trace && s.trace) {
+    seen.trace = s.trace;
+    seen.traceProgram = programKey(s);
+    if (ls.name && !s.error) load(ls.name);
+  } else if (ls.name && optionsChanged) {
+    load(ls.name); // the view changed its options (mistakes: which edge to drop)
+  }
+  openPending(s);
+  const relabel = s.lang !== seen.lang;
+  const stepped = s.step !== seen.step;
+  const changed = s.lesson !== seen.lesson;
+  seen.lang = s.lang; seen.step = s.step; seen.lesson = s.lesson;
+  if (relabel) panel.querySelectorAll("[data-i18n]").forEach((e) => { e.textContent = t(e.dataset.i18n); });
+  const view = VIEWS[s.lesson.name];
+  if (changed || relabel || (stepped && view && view.follows)) show();
+}
+
+// An example that names a lesson opens it once the example's program has run.
+function openPending(s) {
+  const p = s.lesson.pending;
+  if (!p || !s.trace || s.running || (s.trace === p.trace && s.error === p.error)) return;
+  if (s.source !== p.source) return;
+  setLesson({ pending: null });
+  choose(p.name);
+}
+
+function wire() {
+  panel.addEventListener("click", (ev) => {
+    const b = ev.target.closest && ev.target.closest("button[data-lesson]");
+    if (b) choose(b.dataset.lesson === state.lesson.name ? null : b.dataset.lesson);
+  });
+  const examples = $("#examples");
+  if (!examples) return;
+  examples.addEventListener("change", () => {
+    const ex = (boot.examples || []).find((e) => e.id === examples.value);
+    if (!ex || !ex.lesson) return;
+    const modes = Object.assign({}, state.lesson.modes);
+    if (ex.lesson_mode) modes[ex.lesson] = ex.lesson_mode;
+    setLesson({
+      options: Object.assign({}, state.lesson.options, ex.lesson_options || {}),
+      modes,
+      key: null,
+      name: null,
+      pending: { name: ex.lesson, source: ex.source, trace: state.trace, error: state.error },
+    });
+  });
+}
+
+// The panel, on a page that has one (the embed and the standalone file have none). Returns the
+// test hook window.gradtraceLessons.
+export function startLessons() {
+  panel = $("#lessons");
+  if (!panel) return null;
+  Object.assign(seen, { trace: state.trace, traceProgram: programKey(state), step: state.step, lang: state.lang });
+  seen.options = state.lesson.options;
+  subscribe(follow);
+  wire();
+  const initial = new URLSearchParams(location.search).get("lesson");
+  if (initial && VIEWS[initial]) choose(initial);
+  else setState({}); // draw the panel once
+  return Object.freeze({
+    choose,
+    get state() { return state.lesson; },
+    views: VIEWS,
+  });
+}

@@ -1,0 +1,79 @@
+/* Sharing: copy the permalink or an <iframe> embed code, download the step as SVG or PNG. */
+import { $, on } from "./dom.js";
+import { t } from "./i18n.js";
+import { state } from "./store.js";
+import { ensureCompressed, queryPairs } from "./url.js";
+
+function status(msg) {
+  const s = $("#share-status");
+  if (s) s.textContent = msg;
+}
+
+async function copyText(text) {
+  const box = $("#share-text");
+  if (box) box.value = text;
+  try {
+    await navigator.clipboard.writeText(text);
+    status(t("copied"));
+  } catch (e) {
+    if (box) { box.focus(); box.select(); }
+    status(t("copy_failed"));
+  }
+}
+
+async function permalinkUrl(path) {
+  await ensureCompressed();
+  return location.origin + (path || "/") + "?" + queryPairs(path === "/embed" ? { noPresent: true } : {});
+}
+
+async function download(kind) {
+  await ensureCompressed();
+  const url = "/api/svg?" + queryPairs({ backwardOnly: true, noPresent: true });
+  const resp = await fetch(url);
+  const svgText = await resp.text();
+  const name = "gradtrace-step-" + state.step;
+  if (kind === "svg") {
+    saveBlob(new Blob([svgText], { type: "image/svg+xml" }), name + ".svg");
+    return;
+  }
+  const blobUrl = URL.createObjectURL(new Blob([svgText], { type: "image/svg+xml" }));
+  const img = new Image();
+  img.onload = () => {
+    const scale = 2;
+    const canvas = document.createElement("canvas");
+    canvas.width = Math.max(1, Math.round(img.naturalWidth * scale));
+    canvas.height = Math.max(1, Math.round(img.naturalHeight * scale));
+    const ctx = canvas.getContext("2d");
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, 0, canvas.width, canvas.height);
+    ctx.drawImage(img, 0, 0, canvas.width, canvas.height);
+    URL.revokeObjectURL(blobUrl);
+    canvas.toBlob((b) => { if (b) saveBlob(b, name + ".png"); }, "image/png");
+  };
+  img.onerror = () => { URL.revokeObjectURL(blobUrl); status("PNG failed"); };
+  img.src = blobUrl;
+}
+
+function saveBlob(blob, filename) {
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
+}
+
+
+export function wireShare() {
+  on("#copy-link", "click", async () => copyText(await permalinkUrl("/")));
+  on("#copy-embed", "click", async () => {
+    const w = Math.max(200, Math.min(3000, Number($("#embed-w").value) || 800));
+    const h = Math.max(150, Math.min(3000, Number($("#embed-h").value) || 520));
+    const src = await permalinkUrl("/embed");
+    const code = '<iframe src="' + src.replace(/&/g, "&amp;").replace(/"/g, "&quot;") + '" width="' + w + '" height="' + h +
+      '" title="gradtrace" loading="lazy" style="border:1px solid #d0d7de;border-radius:6px"></iframe>';
+    copyText(code);
+  });
+  on("#download-svg", "click", () => download("svg"));
+  on("#download-png", "click", () => download("png"));
+}

@@ -1,0 +1,104 @@
+/* The trace on show, and everything derived from it once; the timeline through it.
+ *
+ * `T()` is derived from state.trace (by main.js, when the trace changes) and read by every view.
+ * The timeline: optional forward positions (one per topo node), then the backward steps.
+ */
+import { flat, zerosLike } from "./format.js";
+import { setState, state } from "./store.js";
+
+let derived = null;
+
+// The trace on show with its indexes (byId, topoIndex, stepOf, cols ...), or null.
+export function T() { return derived; }
+
+export function deriveTrace() {
+  derived = prepareTrace(state.trace);
+  return derived;
+}
+
+function prepareTrace(trace) {
+  if (!trace) return null;
+  const byId = {};
+  trace.nodes.forEach((n) => { byId[n.id] = n; });
+  const topoIndex = {};
+  trace.topo.forEach((id, i) => { topoIndex[id] = i; });
+  const edgeStep = {};
+  const stepOf = {}; // node id -> the step that runs its backward
+  trace.steps.forEach((st, i) => {
+    (st.terms || []).forEach((term) => { edgeStep["e-" + st.node + "-" + term.arg] = i; });
+    if (st.kind !== "seed" && i > 0) stepOf[st.node] = i;
+  });
+  // Table columns: every node that has a grad, in backward (reverse topological) order.
+  const onPath = trace.topo.slice().reverse().filter((id) => byId[id] && byId[id].grad !== null);
+  const others = trace.nodes.filter((n) => n.grad !== null && !(n.id in topoIndex)).map((n) => n.id);
+  const cols = onPath.concat(others);
+  // Heat-map scales: the largest |grad| a node ever has (so colours compare across steps).
+  const gradScale = {};
+  trace.nodes.forEach((n) => {
+    if (n.grad !== null && n.shape.length) gradScale[n.id] = maxAbs(n.grad);
+  });
+  trace.steps.forEach((st) => {
+    Object.entries(st.grads || {}).forEach(([id, g]) => {
+      if (id in gradScale) gradScale[id] = Math.max(gradScale[id], maxAbs(g));
+    });
+  });
+  const N = trace.steps.length - 1;
+  const boxOf = {};
+  if (state.collapsed) state.collapsed.members.forEach((id) => { boxOf[id] = state.collapsed.id; });
+  const zeros = {}; // every grad before the seed (one object per node, so equal grads are ===)
+  trace.nodes.forEach((n) => { if (n.grad !== null) zeros[n.id] = zerosLike(n.shape); });
+  return { trace, byId, topoIndex, edgeStep, stepOf, cols, gradScale, N, boxOf, zeros, cache: {} };
+}
+
+function maxAbs(v) {
+  let m = 0;
+  flat(v).forEach((x) => { m = Math.max(m, Math.abs(x)); });
+  return m;
+}
+
+// The grads after step k: the running merge of the steps' deltas (from the grads after k-1
+// when that is what was asked last, as when stepping forwards).
+export function gradsAt(k) {
+  const c = derived.cache;
+  if (c.k === k) return c.grads;
+  const steps = derived.trace.steps;
+  const from = c.grads && c.k === k - 1 ? k : 0;
+  const grads = Object.assign({}, from ? c.grads : derived.zeros);
+  for (let i = from; i <= k && i < steps.length; i++) Object.assign(grads, steps[i].grads || {});
+  derived.cache = { k, grads };
+  return grads;
+}
+
+export function nodeLabel(id) {
+  const n = derived.byId[id];
+  return n ? n.label : id;
+}
+
+// The node the current position runs (forward: computes; backward: sends grads from).
+export function currentNode() {
+  return inForward() ? derived.trace.topo[state.fwd] : (derived.trace.steps[state.step] || {}).node;
+}
+
+export function fwdCount() { return state.forwardMode && derived ? derived.trace.topo.length : 0; }
+export function maxPos() { return derived ? fwdCount() + derived.N : 0; }
+export function pos() { return state.forwardMode && state.fwd != null ? state.fwd : fwdCount() + state.step; }
+export function setPos(p) {
+  if (!derived) return;
+  p = Math.max(0, Math.min(maxPos(), p));
+  if (p < fwdCount()) setState({ fwd: p, step: 0 });
+  else setState({ fwd: null, step: p - fwdCount() });
+}
+export function inForward() { return state.forwardMode && state.fwd != null; }
+
+export function setHover(id) {
+  if (state.hover !== id) setState({ hover: id });
+}
+
+// A click on a node (in the drawing or a strip): the position that runs it.
+export function jumpToNode(id) {
+  if (inForward()) {
+    if (id in derived.topoIndex) setPos(derived.topoIndex[id]);
+    return;
+  }
+  if (id in derived.stepOf) setPos(fwdCount() + derived.stepOf[id]);
+}

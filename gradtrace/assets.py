@@ -1,4 +1,4 @@
-"""The page's files as Python reads them: its words (static/i18n/<lang>.json) and its script
+"""The page's files as Python reads them: its words (engine/words/<lang>.json) and its script
 (static/js/, ES modules) bundled into one classic script for a page that opens from disk.
 
 A `file://` page cannot import modules, so `page_script()` concatenates them: each module in
@@ -17,6 +17,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
+from engine.words import all_words
+
 ROOT = Path(__file__).resolve().parents[1]
 # A checkout has static/ beside gradtrace/; GRADTRACE_ASSETS names another folder holding it.
 ASSETS = Path(os.environ.get("GRADTRACE_ASSETS") or ROOT)
@@ -30,9 +32,9 @@ _EXPORT_DECL = re.compile(r"^export ((?:async )?function\*? ([\w$]+)|const ([\w$
 
 @lru_cache(maxsize=1)
 def ui_strings() -> dict[str, dict[str, str]]:
-    """The page's words, one table per language: {"en": {...}, "zh": {...}}, English first."""
-    files = sorted((ASSETS / "static" / "i18n").glob("*.json"), key=lambda p: (p.stem != "en", p))
-    return {p.stem: json.loads(p.read_text("utf-8")) for p in files}
+    """The words, one table per language: {"en": {...}, "zh": {...}}, English first (engine/words:
+    the page's, the exports' and the drawing's, one file per language)."""
+    return {lang: dict(table) for lang, table in all_words().items()}
 
 
 @lru_cache(maxsize=1)

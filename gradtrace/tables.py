@@ -16,21 +16,11 @@ import numpy as np
 
 from engine import drawing as draw
 from engine.tracing.table import grad_table
-from gradtrace.assets import ui_strings
-
-# The table's words in English, for an installation without the page's words (static/i18n/).
-TABLE_WORDS = {
-    "step_col": "Step",
-    "seed_row": "seed {node}.grad = 1",
-    "seed_row_ones": "seed {node}.grad = ones",
-    "backward_row": "{node}._backward() ({op})",
-    "grad_table_caption": "One row per step, one column per grad; bold cells changed in that step.",
-}
+from engine.words import words
 
 
 def _word(lang: str, key: str, **params: str) -> str:
-    words = ui_strings()
-    text = words.get(lang, {}).get(key) or words.get("en", {}).get(key) or TABLE_WORDS[key]
+    text = words(lang).get(key) or words("en")[key]
     return re.sub(r"\{(\w+)\}", lambda m: params.get(m.group(1), m.group(0)), text)
 
 

@@ -23,6 +23,6 @@ def test_templates_read_words_that_shadow_dict_methods_by_key() -> None:
 def test_the_page_prints_each_language_s_word_for_values() -> None:
     client = TestClient(app)
     for lang, words in ui_strings().items():
-        html = client.get("/", params={"src": "x*y", "v": "x=2", "lang": lang}).text
+        html = client.get("/", params={"source": "x*y", "values": "x=2", "lang": lang}).text
         assert "built-in method" not in html
         assert f'<legend data-i18n="values">{words["values"]}</legend>' in html

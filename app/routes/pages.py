@@ -37,7 +37,7 @@ router = APIRouter()
 
 
 def strings() -> dict[str, dict[str, str]]:
-    """The page's words, a table per language (static/i18n/*.json)."""
+    """The page's words, a table per language (engine/words/*.json)."""
     return ui_strings()
 
 

@@ -40,6 +40,7 @@ from engine.drawing.style import (
 )
 from engine.drawing.tensors import as_array
 from engine.drawing.text import escape_html, shorten, text_width
+from engine.words import words
 
 _ID_RE = re.compile(r"^n[0-9]+$")
 
@@ -57,27 +58,10 @@ class Drawing:
     drawn: int = 0
 
 
-_EN = {
-    "legend_current": "▶ thick outline: node running its backward",
-    "legend_active": "thick arrow, bold label: gradient sent on this step",
-    "legend_changed": "bold grad on yellow: changed on this step",
-    "legend_sent": "grey label: sent on an earlier step",
-    "step": "Step {k} of {n}",
-    "seed": "seed",
-}
-_ZH = {
-    "legend_current": "▶ 粗边框:正在执行 backward 的节点",
-    "legend_active": "粗箭头、粗体数字:这一步传回的 gradient",
-    "legend_changed": "黄底粗体 grad:这一步改过",
-    "legend_sent": "灰色数字:之前的步骤已传回",
-    "step": "第 {k} 步,共 {n} 步",
-    "seed": "起点",
-}
-
-
 def strings(lang: str) -> dict[str, str]:
-    """The legend's words in `lang` (``zh``, else English)."""
-    return _ZH if lang == "zh" else _EN
+    """The drawing's words in `lang` (``zh``, else English): engine/words' `svg_…` keys."""
+    table = words(lang)
+    return {key[len("svg_") :]: text for key, text in table.items() if key.startswith("svg_")}
 
 
 def check_size(trace: Mapping[str, Any], max_nodes: int = MAX_DRAWN_NODES, hidden: int = 0) -> None:
@@ -225,11 +209,7 @@ def _loop_box_dot(
 ) -> str:
     """The box that stands for the collapsed iterations, marked when one of them runs."""
     k, n = plan["collapsed"], len(hidden)
-    text = (
-        f"⋯ {k} 次迭代已折叠({n} 个节点)"
-        if lang == "zh"
-        else f"⋯ {k} iterations collapsed ({n} nodes)"
-    )
+    text = strings(lang)["loop_collapsed"].format(k=k, n=n)
     cls = ["collapsed"]
     if sv is not None and sv.current in hidden:
         cls.append("current")

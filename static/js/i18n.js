@@ -1,4 +1,4 @@
-/* The page's words: static/i18n/<lang>.json, which the server puts in the start-up data. */
+/* The page's words: engine/words/<lang>.json, which the server puts in the start-up data. */
 import { boot } from "./boot.js";
 import { state } from "./store.js";
 

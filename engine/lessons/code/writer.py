@@ -48,7 +48,16 @@ class Writer:
             return str(s.value)
         if isinstance(s, ir.SVar):
             return self.name(s.name)
-        return f"({self.static(s.left)} {s.op} {self.static(s.right)})"
+        # A flat chain `1 + 1 + …` may be longer than Python's recursion limit: its left spine
+        # is written in a loop.
+        spine: list[ir.SBin] = []
+        while isinstance(s, ir.SBin):
+            spine.append(s)
+            s = s.left
+        text = self.static(s)
+        for node in reversed(spine):
+            text = f"({text} {node.op} {self.static(node.right)})"
+        return text
 
     def statics(self, arg: Any) -> str:
         value = arg.value if isinstance(arg, ir.StaticArg) else arg

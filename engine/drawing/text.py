@@ -58,6 +58,13 @@ def text_width(text: str, size: float = FONT_SIZE) -> float:
 
 
 def shorten(text: str, limit: int = LABEL_CHARS) -> str:
-    """One line of `text`, cut to `limit` characters with an ellipsis."""
+    """One line of `text`, cut to `limit` characters with an ellipsis, keeping a trailing
+    subscript (`sin(h)₁₂`: what tells repeated labels apart) as static/js/format.js does."""
     text = _clean(text)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    if len(text) <= limit:
+        return text
+    k = len(text)
+    while k > 0 and "\u2080" <= text[k - 1] <= "\u2089":
+        k -= 1
+    sub = text[k:] if k > 0 and len(text) - k < limit - 1 else ""
+    return text[: limit - 1 - len(sub)] + "…" + sub

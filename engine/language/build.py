@@ -64,6 +64,7 @@ class Builder(NodeMaker):
         self.iterations = 0
         self.statements = 0
         self.output: Value | None = None
+        self.output_alias: str | None = None  # `L` when the output came from `L = h`
         self.grads_built: list[dict[str, Any]] = []
 
     # --- the run ---------------------------------------------------------------------------
@@ -77,6 +78,10 @@ class Builder(NodeMaker):
                 1,
                 code="no_output",
             )
+        if self.output_alias is not None and self.output.kind == "op":
+            # `L = h` as the last word: the output is L, as for a PyTorch user calling
+            # L.backward(). A leaf keeps its own name (it names its value and its grad).
+            self.output.name = self.output_alias
         return Graph(self.nodes, self.output, free, self.grads_built)
 
     def block(self, body: tuple[ir.Stmt, ...], multiplier: int) -> None:
@@ -99,7 +104,7 @@ class Builder(NodeMaker):
                     raise self.error(stmt.span, "the output must be a value, not labels")
                 if node.name is None and node.kind != "leaf":
                     node.name = "out"
-                self.output = node
+                self.output, self.output_alias = node, None
             elif isinstance(stmt, ir.Seed):
                 self.rng = np.random.default_rng(stmt.value)
             elif isinstance(stmt, ir.Loop):
@@ -116,6 +121,7 @@ class Builder(NodeMaker):
             node.name = stmt.name  # `u = x` only gives x a second name: no new node
         self.env[stmt.name] = node
         self.output = node
+        self.output_alias = stmt.name if isinstance(stmt.expr, ir.Name) else None
 
     def loop(self, stmt: ir.Loop, multiplier: int) -> None:
         start, stop, step = (self.static(s) for s in (stmt.start, stmt.stop, stmt.step))

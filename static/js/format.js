@@ -59,10 +59,16 @@ export function fmtBrief(x) {
 
 // Code points, not UTF-16 units: a CJK or emoji label counts as one character each.
 export function cps(s) { return Array.from(s); }
+// A label's subscript (`sin(h)₂`, engine/tracing/labels.py) is what tells it from its
+// neighbours: a cut keeps it, shortening the text before it instead.
 export function shorten(s, n) {
   const a = cps(String(s).replace(/[\u0000-\u001f\u007f]/g, " "));
   n = n || LABEL_CHARS;
-  return a.length <= n ? a.join("") : a.slice(0, n - 1).join("") + "…";
+  if (a.length <= n) return a.join("");
+  let k = a.length;
+  while (k > 0 && /[\u2080-\u2089]/.test(a[k - 1])) k--;
+  const sub = k > 0 && a.length - k < n - 1 ? a.slice(k) : [];
+  return a.slice(0, n - 1 - sub.length).join("") + "…" + sub.join("");
 }
 
 export function zerosLike(shape) {

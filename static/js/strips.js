@@ -15,7 +15,7 @@ export function buildStrips() {
   const chip = (id, extra) => {
     const li = document.createElement("li");
     li.dataset.node = id;
-    li.textContent = shorten(nodeLabel(id), 18);
+    li.textContent = shorten(nodeLabel(id)); // labels are distinct at this length (engine/tracing/labels.py)
     li.title = nodeLabel(id);
     if (extra) li.className = extra;
     return li;

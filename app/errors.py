@@ -21,7 +21,9 @@ from fastapi.responses import JSONResponse, Response
 from starlette.exceptions import HTTPException
 
 from app.middleware.security import headers_for
+from app.query import parse_lang
 from engine.errors import ProgramError
+from engine.words.messages import translate_error
 
 log = logging.getLogger("gradtrace")
 
@@ -194,7 +196,10 @@ def describe_validation(exc: RequestValidationError) -> str:
 def install_error_handlers(app: FastAPI) -> None:
     @app.exception_handler(ProgramError)
     async def program_error(request: Request, exc: ProgramError) -> Response:
-        return error_response(request.url.path, exc.status, exc.to_dict())
+        # English unless the address asks otherwise (GET /api/trace?…&lang=zh).
+        lang = parse_lang(request.query_params.get("lang"))
+        body = {"error": translate_error(exc.to_dict()["error"], lang)}
+        return error_response(request.url.path, exc.status, body)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(request: Request, exc: RequestValidationError) -> Response:

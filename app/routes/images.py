@@ -12,11 +12,13 @@ from fastapi.responses import Response
 import engine
 from app import cache
 from app.config import Settings, SettingsDep
-from app.query import QueryError, parse_query
+from app.query import QueryError, parse_lang, parse_query
 from app.routes.pages import strings
 from app.schemas import SVG_QUERY, SVG_RESPONSES
 from app.views import collapse_param, max_drawn
 from engine import drawing as draw
+from engine.words import words
+from engine.words.messages import translate
 
 router = APIRouter()
 
@@ -27,10 +29,12 @@ def svg_response(svg: str, status: int = 200, headers: dict[str, str] | None = N
     return Response(content=svg, status_code=status, media_type="image/svg+xml", headers=headers)
 
 
-def error_svg(message: str, line: int | None = None, column: int | None = None) -> str:
-    """A picture of an error message, with where in the program it is."""
-    where = f"line {line}, column {column}" if line else None
-    lines = wrap(message, 80)
+def error_svg(
+    message: str, line: int | None = None, column: int | None = None, lang: str = "en"
+) -> str:
+    """A picture of an error message, in `lang`, with where in the program it is."""
+    where = words(lang)["svg_error_at"].format(line=line, column=column) if line else None
+    lines = wrap(translate(message, lang), 80)
     return draw.message_svg("gradtrace: " + lines[0], ([where] if where else []) + lines[1:])
 
 
@@ -57,10 +61,11 @@ def api_svg(request: Request, settings: SettingsDep) -> Response:
 
 def svg_answer(request: Request, settings: Settings) -> Response:
     params = dict(request.query_params)
+    lang = parse_lang(params.get("lang"))
     try:
         q = parse_query(params, default_source=False)
     except QueryError as err:
-        return svg_response(error_svg(err.message), err.status)
+        return svg_response(error_svg(err.message, lang=lang), err.status)
     limits = settings.limits
     try:
         result = engine.run(
@@ -68,7 +73,7 @@ def svg_answer(request: Request, settings: Settings) -> Response:
         )
         trace = result.to_dict()
     except engine.ProgramError as err:
-        return svg_response(error_svg(err.message, err.line, err.column), err.status)
+        return svg_response(error_svg(err.message, err.line, err.column, q.lang), err.status)
     step = draw.clamp_step(trace, q.step)
     legend = params.get("legend", "1") not in ("0", "false", "no")
     try:
@@ -84,7 +89,7 @@ def svg_answer(request: Request, settings: Settings) -> Response:
         )
     except draw.DrawError as err:
         if err.code == "busy":
-            return svg_response(error_svg(err.message), 503, {"Retry-After": "2"})
+            return svg_response(error_svg(err.message, lang=q.lang), 503, {"Retry-After": "2"})
         title = strings()[q.lang]["too_large"]
-        return svg_response(draw.message_svg(title, wrap(err.message, 80)), 413)
+        return svg_response(draw.message_svg(title, wrap(translate(err.message, q.lang), 80)), 413)
     return svg_response(svg)

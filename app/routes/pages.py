@@ -28,6 +28,7 @@ from app.query import (
 from app.schemas import PAGE_RESPONSES, VIEW_QUERY
 from app.views import ViewAsk, collapse_param, run_view
 from engine import drawing as draw
+from engine.words.messages import translate_error
 from gradtrace.assets import ui_strings
 from gradtrace.script_json import script_safe
 
@@ -91,7 +92,7 @@ def page_parts(params: dict[str, str], settings: Settings, *, embed: bool) -> Pa
         )
         view = run_view(ask, settings)
     except QueryError as err:
-        view = {"error": err.to_dict()["error"], "status": err.status}
+        view = {"error": translate_error(err.to_dict()["error"], lang), "status": err.status}
     source = query.source if query else params.get("source", "")
     # The editor shows the program, but never more of it than a program may hold: a page
     # opened at an over-long address does not echo it back in full.

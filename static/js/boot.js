@@ -8,3 +8,8 @@ export const EMBED = !!boot.embed;
 // re-runs, and the only address it keeps is `#step=k`.
 export const STANDALONE = !!boot.standalone;
 export const FIT_CONTENT = boot.fit === "content"; // the box is as tall as the drawing (an iframe)
+
+// A gallery example's program in the page's language: its comments translated (source_zh).
+export function exampleSource(ex, lang) {
+  return (lang === "zh" && ex.source_zh) || ex.source;
+}

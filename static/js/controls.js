@@ -1,9 +1,9 @@
 /* The stepper's controls (buttons, slider, play, forward pass), the options, the language and
  * presenter switches, the keyboard: what they show, and what they change. */
-import { boot } from "./boot.js";
+import { boot, exampleSource } from "./boot.js";
 import { $, $$, on } from "./dom.js";
 import { buildValueFields, renderError } from "./editor.js";
-import { sentence } from "./explain.js";
+import { announce, sentence } from "./explain.js";
 import { fitGraph } from "./graph.js";
 import { t } from "./i18n.js";
 import { scheduleRun } from "./run.js";
@@ -20,11 +20,10 @@ export function renderControls() {
   const slider = $("#step-slider");
   if (slider) { slider.max = String(max); slider.value = String(p); slider.disabled = !T(); }
   const label = $("#step-label");
-  if (label) {
-    label.textContent = !T() ? "" : inForward()
-      ? t("fwd_of", { k: state.fwd + 1, n: T().trace.topo.length })
-      : t("step_of", { k: state.step, n: T().N });
-  }
+  const stepText = !T() ? "" : inForward()
+    ? t("fwd_of", { k: state.fwd + 1, n: T().trace.topo.length })
+    : t("step_of", { k: state.step, n: T().N });
+  if (label) label.textContent = stepText; // aria-live="off": #announce says it with the sentence
   const dis = (sel, v) => { const b = $(sel); if (b) b.disabled = v; };
   dis("#btn-first", !T() || p <= 0);
   dis("#btn-back", !T() || p <= 0);
@@ -41,14 +40,11 @@ export function renderControls() {
   }
   const fm = $("#forward-mode");
   if (fm) fm.checked = state.forwardMode;
-  const cr = $("#collapse-row");
-  if (cr) cr.hidden = !state.collapsible;
-  const cl = $("#collapse-loops");
-  if (cl && !state.running) cl.checked = !!state.collapsed;
-  const cn = $("#collapse-note");
-  if (cn) cn.hidden = !(state.collapsed && state.collapse !== true);
+  renderCollapse();
+  const said = sentence();
   const ex = $("#explain");
-  if (ex) { const s = sentence(); if (ex.textContent !== s) ex.textContent = s; }
+  if (ex && ex.textContent !== said) ex.textContent = said;
+  announce(stepText, said);
   const graph = $("#graph");
   if (graph) graph.classList.toggle("stale", state.stale);
   const note = $("#stale-note");
@@ -61,6 +57,36 @@ export function renderControls() {
   if (eb) eb.setAttribute("aria-pressed", state.showEditor ? "true" : "false");
   const acc = $("#accumulate"); if (acc && acc.value !== state.accumulate) acc.value = state.accumulate;
   const ord = $("#order"); if (ord && ord.value !== state.order) ord.value = state.order;
+}
+
+// The collapse box and its note say what is drawn. A loop the server will not draw in full
+// (`collapsed.refused`: too many nodes, or a layout past its budget) leaves the box ticked and
+// disabled with the reason beside it, and the note offers nothing that cannot work.
+function renderCollapse() {
+  const cr = $("#collapse-row");
+  if (cr) cr.hidden = !state.collapsible;
+  const refused = (state.collapsed && state.collapsed.refused) || null;
+  const cl = $("#collapse-loops");
+  if (cl && !state.running) cl.checked = !!state.collapsed;
+  if (cl) cl.disabled = !!refused;
+  let why = $("#collapse-why");
+  if (!why && cr && refused) {
+    why = document.createElement("small");
+    why.id = "collapse-why";
+    cr.append(" ", why);
+  }
+  if (why) {
+    why.hidden = !refused;
+    const text = refused ? t("collapse_why_" + refused.code, refused) : "";
+    if (why.textContent !== text) why.textContent = text;
+  }
+  const cn = $("#collapse-note");
+  if (!cn) return;
+  cn.hidden = !(state.collapsed && (state.collapse !== true || refused));
+  if (refused) delete cn.dataset.i18n; // its words have numbers in them: written here
+  else cn.dataset.i18n = "auto_collapsed";
+  const note = refused ? t("collapse_refused_" + refused.code, refused) : t("auto_collapsed");
+  if (cn.textContent !== note) cn.textContent = note;
 }
 
 export function renderLang() {
@@ -136,9 +162,10 @@ function wireOptions() {
   on("#examples", "change", (ev) => {
     const ex = (boot.examples || []).find((e) => e.id === ev.target.value);
     if (!ex) return;
+    const source = exampleSource(ex, state.lang);
     const ta = $("#source");
-    if (ta) ta.value = ex.source;
-    setState({ source: ex.source, values: Object.assign({}, ex.values), step: 0, fwd: state.forwardMode ? 0 : null });
+    if (ta) ta.value = source;
+    setState({ source, values: Object.assign({}, ex.values), step: 0, fwd: state.forwardMode ? 0 : null });
     scheduleRun(0);
   });
 }

@@ -1,0 +1,329 @@
+"""Every error message in Chinese for a page in 中文 (engine/words/messages.py), the API's in
+English unless asked, and the gallery's comments in both languages.
+
+The corpus is the messages bad programs actually produce: tests/test_lang.py's refusals,
+every limit tests/test_limits.py crosses, tests/test_parser_fuzz.py's generators (random text,
+token soup, near-miss syntax, generated programs), and Python's own syntax errors. Each must be
+translated (hold Chinese) and keep the names and numbers it quotes.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import inspect
+import itertools
+import re
+import tomllib
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from fastapi.testclient import TestClient
+from hypothesis import given
+from hypothesis import strategies as st
+
+import tests.test_lang as lang_tests
+import tests.test_limits as limit_tests
+import tests.test_parser_fuzz as fuzz
+from app.config import get_settings
+from app.main import app
+from app.query import QueryError, parse_query
+from app.views import ViewAsk, make_view
+from engine import ProgramError, run
+from engine.words.messages import is_translated, translate
+
+CJK = re.compile(r"[\u4e00-\u9fff]")
+EXAMPLES = Path(__file__).resolve().parents[1] / "app" / "examples.toml"
+
+
+def assert_translated(message: str) -> None:
+    """The Chinese of `message` holds Chinese and every number and quoted name it had."""
+    zh = translate(message, "zh")
+    assert is_translated(message) and CJK.search(zh), f"no rule for {message!r}"
+    for kept in re.findall(r"\d+", message) + re.findall(r"'(\w+)'", message):
+        assert kept in zh, f"{kept!r} lost: {message!r} -> {zh!r}"
+
+
+def error_of(source: str, values: dict[str, Any] | None = None) -> ProgramError | None:
+    try:
+        run(source, values)
+    except ProgramError as e:
+        return e
+    return None
+
+
+def check(source: str, values: dict[str, Any] | None = None) -> None:
+    e = error_of(source, values)
+    if e is not None:
+        assert_translated(e.message)
+
+
+# --- the catalog ----------------------------------------------------------------------------
+
+
+def test_a_misspelt_function_keeps_its_name_and_the_suggestion() -> None:
+    zh = translate("unknown function 'tanhh' — did you mean 'tanh'?", "zh")
+    assert zh == "未知函数 'tanhh'——你是不是想写 'tanh'?"
+
+
+def test_english_and_any_other_language_keep_the_message() -> None:
+    message = "unknown function 'tanhh' — did you mean 'tanh'?"
+    assert translate(message, "en") == message
+    assert translate(message, "fr") == message
+
+
+def test_a_message_no_rule_knows_is_kept_as_it_is() -> None:
+    assert translate("something new went wrong", "zh") == "something new went wrong"
+    assert not is_translated("something new went wrong")
+
+
+def test_fragments_are_translated_inside_a_message() -> None:
+    # a construct's name, Python's own syntax message, a domain hint, a nested grad(…)
+    assert translate("a while loop is not part of the language", "zh") == (
+        "while 循环不是本语言的一部分"
+    )
+    assert translate("syntax error: '(' was never closed", "zh") == "语法错误:'(' 没有闭合"
+    zh = translate(
+        "grad(…): log(x) gives an infinite value — log needs positive numbers: log(0) is −inf, "
+        "log of a negative is NaN",
+        "zh",
+    )
+    assert zh.startswith("grad(…):log(x) 的结果是无穷大——log 需要正数")
+
+
+def test_the_program_text_in_a_message_is_kept_as_written() -> None:
+    e = error_of("损失 = 0\nL = log(损失 * 2)")
+    assert e is not None
+    assert translate(e.message, "zh").startswith("log(损失 * 2) 的结果是无穷大")
+
+
+def test_a_limit_keeps_its_setting_and_its_numbers() -> None:
+    zh = translate(
+        "this loop would run 1,000,000 times; the limit is 10,000 iterations (max_loop_iterations)",
+        "zh",
+    )
+    assert zh == "这个循环会运行 1,000,000 次;上限是 10,000 次(max_loop_iterations)"
+
+
+def test_an_overlong_message_is_returned_untouched_and_fast() -> None:
+    long = "shapes " + "(1, 2) and " * 5000 + "x"
+    assert translate(long, "zh") is long
+
+
+# --- the corpus: the messages bad programs produce -----------------------------------------
+
+
+@pytest.mark.parametrize(
+    "source", [c[1] for c in lang_tests.REFUSED], ids=[c[0] for c in lang_tests.REFUSED]
+)
+def test_every_refusal_of_the_language_is_translated(source: str) -> None:
+    e = error_of(source)
+    assert e is not None
+    assert_translated(e.message)
+
+
+PYTHON_SYNTAX = [
+    "x = (1",
+    "x = [1 2]",
+    "for i in range(3):\ny = 1",
+    "  x = 1",
+    "x = 08",
+    "x = 0x",
+    "x = 0o9",
+    "x = 1j_",
+    "f(x) = 2",
+    "1 = x",
+    "x = (1]",
+    "x = )",
+    "x = 'abc",
+    "x = '''abc",
+    "x = 1 \\ 2",
+    "exp(x=1, 2)",
+    "x = exp(x for x in y, 1)",
+    "del 1",
+    "(x, y) += 1",
+    "print x",
+    "None = 1",
+    "x = 1 if 2",
+    "x = 1\\",
+    "for x in range(2):\n\ty = 1\n        z = 2",
+]
+
+
+@pytest.mark.parametrize("source", PYTHON_SYNTAX)
+def test_every_python_syntax_error_is_translated(source: str) -> None:
+    e = error_of(source)
+    assert e is not None and e.code == "syntax"
+    assert_translated(e.message)
+    assert "invalid" not in translate(e.message, "zh")  # Python's words too, not only the prefix
+
+
+def calls_of(fn: Callable[..., Any]) -> Iterator[dict[str, Any]]:
+    """The arguments a test function of tests/test_limits.py is called with: every row of its
+    parametrize marks (stacked marks multiply), or none; one needing a fixture is left out."""
+    tables = []
+    for mark in getattr(fn, "pytestmark", []):
+        if mark.name == "parametrize":
+            names, rows = mark.args[0], mark.args[1]
+            names = names.split(",") if isinstance(names, str) else list(names)
+            names = [n.strip() for n in names]
+            tables.append(
+                [
+                    dict(
+                        zip(names, getattr(r, "values", r) if len(names) > 1 else (r,), strict=True)
+                    )
+                    for r in rows
+                ]
+            )
+    if not tables and inspect.signature(fn).parameters:
+        return
+    for combo in itertools.product(*tables):
+        yield {k: v for part in combo for k, v in part.items()}
+
+
+def test_every_limit_message_is_translated(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[str] = []
+
+    def recording_run(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return run(*args, **kwargs)
+        except ProgramError as e:
+            seen.append(e.message)
+            raise
+
+    monkeypatch.setattr(limit_tests, "run", recording_run)
+    for name, fn in vars(limit_tests).items():
+        if name.startswith("test_") and callable(fn):
+            for kwargs in calls_of(fn):
+                fn(**kwargs)
+    limits = {m for m in seen if "(max_" in m}
+    assert len(limits) >= 12, sorted(seen)  # every setting of engine/limits.py a program meets
+    for message in seen:
+        assert_translated(message)
+
+
+@fuzz.FUZZ
+@given(st.text(max_size=200))
+def test_any_text_s_error_is_translated(source: str) -> None:
+    check(source)
+
+
+@fuzz.FUZZ
+@given(fuzz.token_soup)
+def test_token_soup_s_error_is_translated(source: str) -> None:
+    check(source)
+
+
+@fuzz.FUZZ
+@given(st.text(alphabet=st.sampled_from(list("xy12+-*/@()[],.:=;# \n\t")), max_size=120))
+def test_near_miss_syntax_s_error_is_translated(source: str) -> None:
+    check(source)
+
+
+@fuzz.FUZZ
+@given(
+    st.text(max_size=20),
+    st.one_of(st.floats(), st.lists(st.floats(), max_size=4), st.integers(-10, 10)),
+)
+def test_bad_values_error_is_translated(name: str, value: Any) -> None:
+    check("x*y + x", {name: value})
+    check("z = [1.0, 2.0]\ncross_entropy(z, t) + x", {"t": value})
+
+
+@fuzz.PROGRAMS
+@given(fuzz.scalar_program())
+def test_generated_scalar_programs_errors_are_translated(source: str) -> None:
+    check(source)
+
+
+@fuzz.PROGRAMS
+@given(fuzz.tensor_program())
+def test_generated_tensor_programs_errors_are_translated(source: str) -> None:
+    check(source)
+
+
+QUERIES: list[dict[str, str]] = [
+    {"v": "9", "source": "x"},
+    {},
+    {"source": "x", "accumulate": "foo"},
+    {"source": "x", "order": "bfs"},
+    {"z": "A" * 70_000},
+    {"source": "x", "values": "x"},
+    {"source": "x", "values": "x=abc"},
+    {"source": "x", "values": "x=inf"},
+    {"source": "x", "values": "{"},
+]
+
+
+@pytest.mark.parametrize("params", QUERIES)
+def test_every_address_error_is_translated(params: dict[str, str]) -> None:
+    with pytest.raises(QueryError) as info:
+        parse_query(params, default_source=False)
+    assert_translated(info.value.message)
+
+
+def test_a_graph_too_large_to_draw_says_so_in_the_page_s_language() -> None:
+    settings = get_settings()
+    many = dataclasses.replace(settings.limits, max_drawn_nodes=3)
+    small = dataclasses.replace(settings, limits=many)
+    view = make_view(ViewAsk("x*y + x", lang="zh"), small)
+    assert view["draw_error"]["message"].startswith("这个图有 4 个节点;超过 3 个就不再绘制")
+    view = make_view(ViewAsk("x*y + x"), small)
+    assert view["draw_error"]["message"].startswith("This graph has 4 nodes")
+
+
+# --- where the answer is made ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def client() -> Iterator[TestClient]:
+    with TestClient(app) as c:
+        yield c
+
+
+def test_the_page_s_rerun_answers_in_its_language(client: TestClient) -> None:
+    body = {"source": "x = 2\nL = tanhh(x)", "lang": "zh"}
+    zh = client.post("/api/render", json=body).json()["error"]
+    assert zh["message"] == "未知函数 'tanhh'——你是不是想写 'tanh'?"
+    assert (zh["line"], zh["column"], zh["code"]) == (2, 5, "unknown_function")
+    en = client.post("/api/render", json={**body, "lang": "en"}).json()["error"]
+    assert en["message"] == "unknown function 'tanhh' — did you mean 'tanh'?"
+
+
+def test_the_page_in_chinese_opens_with_the_error_in_chinese(client: TestClient) -> None:
+    r = client.get("/", params={"source": "x = 1\ny = x(2)", "lang": "zh"})
+    assert "'x' 是一个值,不是函数" in r.text
+    r = client.get("/", params={"source": "x = 1\ny = x(2)"})
+    assert "'x' is a value, not a function" in r.text
+
+
+def test_the_api_keeps_english_unless_the_address_asks(client: TestClient) -> None:
+    r = client.post("/api/trace", json={"source": "log(0)"})
+    assert r.status_code == 400 and r.json()["error"]["message"].startswith("log(0) gives")
+    r = client.get("/api/trace", params={"source": "log(0)"})
+    assert r.json()["error"]["message"].startswith("log(0) gives")
+    r = client.get("/api/trace", params={"source": "log(0)", "lang": "zh"})
+    assert r.status_code == 400 and r.json()["error"]["message"].startswith("log(0) 的结果是")
+
+
+# --- the gallery's comments -----------------------------------------------------------------
+
+
+def code_of(source: str) -> str:
+    return "\n".join(line.split("#")[0].rstrip() for line in source.splitlines())
+
+
+def test_every_gallery_comment_is_in_both_languages() -> None:
+    examples = tomllib.loads(EXAMPLES.read_text("utf-8"))["example"]
+    commented = [e for e in examples if "#" in e["source"]]
+    assert commented, "the gallery has comments to translate"
+    for e in commented:
+        zh = e.get("source_zh")
+        assert zh, f"{e['id']}: a comment without its Chinese (source_zh)"
+        assert code_of(zh) == code_of(e["source"]), e["id"]  # the same program
+        comments = [line.split("#", 1)[1] for line in zh.splitlines() if "#" in line]
+        assert comments and all(CJK.search(c) for c in comments), e["id"]
+    for e in examples:
+        if "source_zh" in e:
+            assert "#" in e["source"], f"{e['id']}: source_zh only for a source with comments"

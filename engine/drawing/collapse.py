@@ -62,3 +62,15 @@ def collapse_plan(trace: Mapping[str, Any]) -> dict[str, Any] | None:
         "iterations": len(its),
         "collapsed": len(its) - 2,
     }
+
+
+def full_refusal(
+    trace: Mapping[str, Any], plan: Mapping[str, Any] | None, max_nodes: int
+) -> dict[str, Any] | None:
+    """Why the loop of `plan` cannot be drawn in full: {"code": "too_large", "nodes", "limit"}
+    when the whole graph is over the drawing limit (dot.check_size would refuse it), else
+    None. The page then offers no way to expand the loop, and says why."""
+    nodes = len(trace["nodes"])
+    if plan is None or nodes <= max_nodes:
+        return None
+    return {"code": "too_large", "nodes": nodes, "limit": max_nodes}

@@ -189,11 +189,12 @@ def render_svg(
     dot.build's (rankdir, lang, legend, max_nodes, collapse: a long unrolled loop as its
     first and last iterations with one box between them)."""
     drawing = build(trace, step, **options)
+    named = {"step": step, "lang": options.get("lang", "en")}  # the SVG's accessible name
     try:
-        return finish_svg(to_svg(drawing.geometry or drawing.dot, timeout), drawing, trace)
+        return finish_svg(to_svg(drawing.geometry or drawing.dot, timeout), drawing, trace, **named)
     except TextsMismatch:  # never seen; a drawing with the real texts is always right
         drawing.texts = {}
-        return finish_svg(to_svg(drawing.dot, timeout), drawing, trace)
+        return finish_svg(to_svg(drawing.dot, timeout), drawing, trace, **named)
 
 
 def render_folded(

@@ -14,9 +14,10 @@ from typing import TYPE_CHECKING, Any
 
 from engine.drawing.geometry import put_texts
 from engine.drawing.numbers import shape_text
-from engine.drawing.steps import edge_terms
+from engine.drawing.steps import edge_terms, step_count
 from engine.drawing.style import FONT, GRAD_FILL, HEAT_CELL, HEAT_FILL, MATRIX_PAD, STYLE
-from engine.drawing.text import escape_attr, escape_html
+from engine.drawing.text import escape_attr, escape_html, shorten
+from engine.words import words
 
 if TYPE_CHECKING:
     from engine.drawing.dot import Drawing
@@ -44,12 +45,19 @@ def _add_attrs(line: str, extra: str) -> str:
     return line[:cut] + extra + line[cut:]
 
 
-def finish_svg(svg: str, drawing: Drawing, trace: Mapping[str, Any] | None = None) -> str:
+def finish_svg(
+    svg: str,
+    drawing: Drawing,
+    trace: Mapping[str, Any] | None = None,
+    *,
+    step: int | None = None,
+    lang: str = "en",
+) -> str:
     """Tag the laid-out SVG: ids and classes on the texts the page rewrites per step (`nX-grad`,
     `nX-head`, `nX-g-3` ...), the outline and grad cell of each node, edge labels; heat maps
     drawn into their reserved cells; future edge labels hidden. Drops Graphviz's prologue,
-    comments and `<title>`s (node names) in favour of readable titles, and any attribute that
-    could link out."""
+    comments and `<title>`s (node and graph names) in favour of readable titles (the whole
+    picture's: svg_name of `step`, in `lang`), and any attribute that could link out."""
     by_id = {n["id"]: n for n in (trace or {}).get("nodes", [])}
     terms = edge_terms(trace) if trace else {}  # once: per edge it made this quadratic
     lines = svg.split("\n")
@@ -58,6 +66,8 @@ def finish_svg(svg: str, drawing: Drawing, trace: Mapping[str, Any] | None = Non
     i, n = 0, len(lines)
     while i < n and not lines[i].startswith("<svg"):
         i += 1  # the XML declaration, DOCTYPE and Graphviz's comments
+    if i < n:
+        i = _open_svg(lines, i, escape_html(svg_name(trace, step, lang)), out)
     while i < n:
         line = lines[i]
         i += 1
@@ -88,19 +98,55 @@ def finish_svg(svg: str, drawing: Drawing, trace: Mapping[str, Any] | None = Non
                 out.extend(group)
                 out.append("</g>")
                 continue
-        if line:
+        if line and line != _DOT_TITLE:
             if line.startswith("<text"):
                 graph_texts.append(len(out))
             out.append(_safe(line))
     if drawing.texts:  # the legend's texts: in the graph itself, outside any node
-        own = [out[k] for k in graph_texts]
-        put_texts(own, drawing.texts.get("graph0", []))
-        for k, line in zip(graph_texts, own, strict=True):
-            out[k] = line
+        _put_graph_texts(out, graph_texts, drawing.texts.get("graph0", []))
     return "\n".join(out) + "\n"
 
 
+def _put_graph_texts(out: list[str], at: list[int], texts: list[str]) -> None:
+    """The graph's own texts (the legend's), put into its lines `at` in `out`."""
+    own = [out[k] for k in at]
+    put_texts(own, texts)
+    for k, line in zip(at, own, strict=True):
+        out[k] = line
+
+
+def _open_svg(lines: list[str], i: int, name: str, out: list[str]) -> int:
+    """The <svg> open tag at `lines[i]`, named (role="img", aria-label, then a <title> as its
+    first child), onto `out`; returns where the lines after it start. Graphviz breaks the tag
+    in two."""
+    line = _add_attrs(lines[i], f' role="img" aria-label="{name}"')
+    i += 1
+    while not line.endswith(">") and i < len(lines):
+        out.append(_safe(line))
+        line = lines[i]
+        i += 1
+    out.extend((_safe(line), f"<title>{name}</title>"))
+    return i
+
+
+def svg_name(trace: Mapping[str, Any] | None, step: int | None = None, lang: str = "en") -> str:
+    """The drawing's accessible name: the value the program computes (`out = x*y + x`), and
+    the step drawn when there is one."""
+    table = words(lang)
+    if not trace:
+        return table["svg_name"].format(program="gradtrace")
+    out = next((n for n in trace.get("nodes", []) if n["id"] == trace.get("output")), None)
+    program = str((out or {}).get("label") or trace.get("output") or "gradtrace")
+    if out and out.get("text") and out["text"] != program:
+        program += f" = {out['text']}"
+    program = shorten(program, 80)
+    if step is None:
+        return table["svg_name"].format(program=program)
+    return table["svg_name_step"].format(program=program, k=step, n=step_count(trace) - 1)
+
+
 _G_RE = re.compile(r'<g id="([^"]*)" class="([^"]*)"')
+_DOT_TITLE = "<title>gradtrace</title>"  # the graph's name in DOT: _open_svg writes the real one
 _POINT_X_RE = re.compile(r"(-?[0-9.]+),-?[0-9.]+")
 _SHAPE_RE = re.compile(r' (?:d|points)="([^"]*)"')
 _CENTRED = ("constlabel", "copylabel", "loophead")  # labels that are one text in a box

@@ -1,4 +1,6 @@
-/* The sentence that says what the current step does (#explain). */
+/* The sentence that says what the current step does (#explain), and what a screen reader hears
+ * of the step (#announce, the page's one live region). */
+import { $ } from "./dom.js";
 import { fmt, shapeBadge, shapeOf } from "./format.js";
 import { t } from "./i18n.js";
 import { state } from "./store.js";
@@ -50,3 +52,23 @@ export function sentence() {
   return who(st.node) + " " + parts.join(t("sent_join"));
 }
 
+
+// What the drawing computes: the output node, as the sentence names it (`o = tanh(n)`).
+export function program() {
+  return T() ? who(T().trace.output) : "";
+}
+
+// The one polite live region (#announce): "Step k of N: <sentence>", in the page's language,
+// and the drawing's accessible name with the same step. Written only when the words change, so
+// hovering or re-rendering announces nothing; a new step or language announces once.
+export function announce(step, said) {
+  const region = $("#announce");
+  const text = T() ? t("sr_step", { step, sentence: said }) : "";
+  if (region && region.textContent !== text) region.textContent = text;
+  const svg = document.querySelector("#graph > svg");
+  if (!svg || !T()) return;
+  const name = t("graph_name", { program: program(), step });
+  if (svg.getAttribute("aria-label") !== name) svg.setAttribute("aria-label", name);
+  const title = svg.querySelector(":scope > title");
+  if (title && title.textContent !== name) title.textContent = name;
+}

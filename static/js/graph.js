@@ -1,5 +1,6 @@
 /* The drawing's box: the laid-out SVG (Graphviz's, from the server), its elements found once,
- * and its view: zoom and pan by moving the viewBox; fit keeps small graphs from blowing up.
+ * and its view: zoom and pan by moving the viewBox; fit shows all of it, small graphs scaled up
+ * only so far.
  * graph_style.js restyles it for each step; graph_input.js wires the mouse and touch. */
 import { EMBED, FIT_CONTENT } from "./boot.js";
 import { $, $$ } from "./dom.js";
@@ -69,29 +70,44 @@ export function showDrawError(err) {
 }
 
 const MAX_SCALE = 2.2; // a 4-node graph should not fill a projector screen with one box
-const MIN_SCALE = 1; // below this the text is too small to read: pan instead (and follow)
+const MIN_HEIGHT = 112; // px: room for the zoom buttons and a line of small boxes
+const PAD = 8; // px of white round the drawing
 
-export function fitGraph(whole) {
+// The margins the fitted drawing keeps inside the box: the zoom buttons sit over its top edge.
+function margins(host) {
+  const zoom = host.parentElement && host.parentElement.querySelector(".zoom");
+  const top = zoom ? zoom.offsetTop + zoom.offsetHeight + 4 : PAD;
+  return { l: PAD, r: PAD, t: Math.max(PAD, top), b: PAD };
+}
+
+// The whole drawing in the box on first sight, at any width: scaled down to fit, and up to
+// MAX_SCALE. On the page the box is as tall as the drawing needs at that scale (within a share
+// of the screen), so no blank is left under a wide, flat graph.
+export function fitGraph() {
   if (!drawing) return;
   const host = $("#graph");
   const cw = host.clientWidth || 600;
   const b = drawing.base;
+  const m = margins(host);
+  const aw = Math.max(40, cw - m.l - m.r);
   if (!EMBED) {
-    // The box is as tall as the graph needs at full width, within a share of the screen.
     const share = state.present ? 0.72 : window.innerWidth <= 760 ? 0.55 : 0.62;
-    const want = b.h * Math.max(Math.min(cw / b.w, MAX_SCALE), MIN_SCALE) + 16;
-    host.style.height = Math.round(Math.max(200, Math.min(FIT_CONTENT ? 640 : window.innerHeight * share, want))) + "px";
+    const most = FIT_CONTENT ? 640 : window.innerHeight * share;
+    const scale = Math.min(aw / b.w, MAX_SCALE, Math.max(1, most - m.t - m.b) / b.h);
+    host.style.height = Math.round(Math.max(MIN_HEIGHT, b.h * scale + m.t + m.b)) + "px";
   }
   const ch = host.clientHeight || 400;
+  const ah = Math.max(40, ch - m.t - m.b);
+  const scale = Math.min(aw / b.w, ah / b.h, MAX_SCALE);
   drawing.width = cw;
-  let scale = Math.min(cw / b.w, ch / b.h, MAX_SCALE);
-  if (whole !== true) scale = Math.max(scale, MIN_SCALE);
-  const w = cw / scale, h = ch / scale;
-  drawing.view = { x: b.x - (w - b.w) / 2, y: b.y - (h - b.h) / 2, w, h };
-  if (w < b.w) drawing.view.x = b.x; // too wide to show whole: start at the inputs
-  if (h < b.h) drawing.view.y = b.y;
+  drawing.view = {
+    x: b.x - (m.l + (aw - b.w * scale) / 2) / scale,
+    y: b.y - (m.t + (ah - b.h * scale) / 2) / scale,
+    w: cw / scale,
+    h: ch / scale,
+  };
   drawing.userZoom = false;
-  drawing.followed = null; // renderGraph() follows the node on show after the next frame
+  drawing.followed = null;
   applyView();
 }
 
@@ -121,6 +137,20 @@ export function followCurrent() {
 function applyView() {
   const v = drawing.view;
   drawing.svg.setAttribute("viewBox", [v.x, v.y, v.w, v.h].map((n) => n.toFixed(2)).join(" "));
+  markHidden();
+}
+
+// The cue that part of the drawing is out of the box: a shadow on each side with more beyond
+// it. While any is hidden a one-finger drag pans the drawing; otherwise it scrolls the page.
+function markHidden() {
+  const frame = $("#graph").parentElement;
+  if (!frame) return;
+  const v = drawing.view, b = drawing.base;
+  const e = 0.5 * (v.w / ($("#graph").clientWidth || 1)); // half a pixel, in drawing units
+  const sides = { l: v.x > b.x + e, r: v.x + v.w < b.x + b.w - e, t: v.y > b.y + e, b: v.y + v.h < b.y + b.h - e };
+  Object.entries(sides).forEach(([side, on]) => frame.classList.toggle("more-" + side, on));
+  drawing.clipped = Object.values(sides).some(Boolean);
+  frame.classList.toggle("clipped", drawing.clipped);
 }
 
 export function zoomAt(f, px, py) {

@@ -3,7 +3,7 @@
 import { $, on } from "./dom.js";
 import { G, fitGraph, panBy, zoomAt } from "./graph.js";
 import { scheduleRun } from "./run.js";
-import { setState } from "./store.js";
+import { setState, state } from "./store.js";
 import { T, jumpToNode, setHover } from "./trace.js";
 
 // Wiring every gesture of one element reads best in one place; it is long for that reason.
@@ -26,6 +26,9 @@ export function wireGraph() {
     if (!p) return;
     const dx = ev.clientX - p.x, dy = ev.clientY - p.y;
     if (pointers.size === 1) {
+      // A finger on a drawing that is all on show scrolls the page (touch-action: pan-y), and
+      // a sideways one does nothing: there is nothing to pan to until it is zoomed in.
+      if (ev.pointerType === "touch" && G() && !G().clipped) return;
       moved += Math.abs(dx) + Math.abs(dy);
       if (moved > 4) {
         if (!host.classList.contains("dragging")) {
@@ -53,7 +56,11 @@ export function wireGraph() {
     host.classList.remove("dragging");
     if (!wasDrag && ev.type === "pointerup") {
       const g = ev.target.closest && ev.target.closest("g.node");
-      if (g && g.classList.contains("collapsed")) { setState({ collapse: false }); scheduleRun(0); return; }
+      if (g && g.classList.contains("collapsed")) {
+        // A loop too large to draw in full stays collapsed: its note says why (no re-run).
+        if (!(state.collapsed && state.collapsed.refused)) { setState({ collapse: false }); scheduleRun(0); }
+        return;
+      }
       if (g && T() && /^n\d+$/.test(g.id)) jumpToNode(g.id);
     }
   };
@@ -72,7 +79,7 @@ export function wireGraph() {
   host.addEventListener("mouseleave", () => setHover(null));
   on("#zoom-in", "click", () => zoomAt(1.25));
   on("#zoom-out", "click", () => zoomAt(0.8));
-  on("#zoom-fit", "click", () => fitGraph(true));
+  on("#zoom-fit", "click", () => fitGraph());
   if (window.ResizeObserver) {
     // Width changes refit (the height is ours to set, so it must not trigger a loop).
     new ResizeObserver(() => {

@@ -89,7 +89,10 @@ def _steps(quick: bool, tiny: bool) -> Any:
 def _browser(quick: bool, tiny: bool) -> Any:
     from bench import browser
 
-    return browser.one_step(quick)
+    out = browser.one_step(quick)
+    if "skipped" not in out:  # the same browser run, with a lesson open (issue 16)
+        out["lesson_step"] = browser.lesson_step(quick)
+    return out
 
 
 def _size(quick: bool, tiny: bool) -> Any:
@@ -295,6 +298,18 @@ def report(r: dict[str, Any]) -> str:
                     ),
                     "—",
                     _verdict(b["p95"] <= 0.016),
+                )
+            )
+        ls = b.get("lesson_step") or {}
+        if "median" in ls:
+            rows.append(
+                (
+                    f"one step with the {ls['lesson']} lesson open ({ls['nodes']}-node MLP)",
+                    "≤ 50 ms",
+                    f"median {ms(ls['median'])} · p95 {ms(ls['p95'])} · max {ms(ls['max'])}; "
+                    f"the plain page {ms(ls['plain_median'])}",
+                    "—",
+                    _verdict(ls["median"] <= 0.05),
                 )
             )
 

@@ -98,3 +98,79 @@ def one_step(quick: bool) -> dict[str, Any]:
         "frame_p95": percentile([t / 1000 for t in frames], 95),
         "frame_max": max(frames) / 1000,
     }
+
+
+# The lesson row: the same steps with a lesson open that follows the page's stepper ("= instead
+# of +=" redraws two step-by-grad tables). An MLP written out as scalars, about 240 nodes.
+LESSON = "compare_assign"
+LESSON_MLP = (3, (6, 7, 1))  # bench.programs.mlp_program(3, [6, 7, 1]): 247 nodes, 149 steps
+
+STEP_LESSON = """
+(rounds) => {
+  const g = window.gradtrace;
+  const body = document.querySelector('#lesson-body');
+  const times = [];
+  const n = g.maxPos();
+  for (let round = 0; round < rounds; round++) {
+    g.setPos(0);
+    for (let k = 1; k <= n; k++) {
+      const t0 = performance.now();
+      g.setPos(k);
+      body.getBoundingClientRect();
+      document.body.getBoundingClientRect();
+      times.push(performance.now() - t0);
+    }
+  }
+  return {times, steps: n, nodes: g.state.trace.nodes.length};
+}
+"""
+
+
+def lesson_step(quick: bool) -> dict[str, Any]:
+    """A main step with the compare_assign lesson open, on the MLP; beside it the same steps
+    on the plain page (no lesson), in the same browser."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {"skipped": "playwright is not installed (the test extra)"}
+    if not have_chromium():
+        return {"skipped": f"no Chromium at {CHROMIUM}"}
+    from bench.programs import mlp_program
+
+    source = mlp_program(LESSON_MLP[0], LESSON_MLP[1])
+    rounds = 1 if quick else 2
+    out: dict[str, Any] = {}
+    with server(1) as (port, _), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            for key, extra in (("plain", {}), ("lesson", {"lesson": LESSON})):
+                page = browser.new_page(viewport={"width": 1400, "height": 900})
+                query = urllib.parse.urlencode({"source": source, **extra})
+                page.goto(f"http://{HOST}:{port}/?{query}", timeout=120_000)
+                page.wait_for_selector("#graph svg g.node", timeout=120_000)
+                if extra:
+                    page.wait_for_selector(f"#lesson-body[data-lesson={LESSON}] table")
+                out[key] = page.evaluate(STEP_LESSON, rounds)
+                page.close()
+        finally:
+            browser.close()
+    times = [t / 1000 for t in out["lesson"]["times"]]
+    plain = [t / 1000 for t in out["plain"]["times"]]
+    return {
+        "lesson": LESSON,
+        "steps": out["lesson"]["steps"],
+        "nodes": out["lesson"]["nodes"],
+        "median": median(times),
+        "p95": percentile(times, 95),
+        "max": max(times),
+        "plain_median": median(plain),
+        "plain_p95": percentile(plain, 95),
+    }
+
+
+if __name__ == "__main__":  # python -m bench.browser: the lesson row alone
+    import json
+    import sys
+
+    json.dump(lesson_step("--quick" in sys.argv), sys.stdout, indent=1)
+    sys.stdout.write("\n")

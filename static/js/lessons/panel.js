@@ -5,7 +5,7 @@
  * has a new trace (or the lesson's options change); the views draw over the trace the page
  * already has. A view either follows the page's own step or has its own stepper.
  */
-import { boot } from "../boot.js";
+import { boot, exampleSource } from "../boot.js";
 import { $ } from "../dom.js";
 import { setLesson, setState, state, subscribe } from "../store.js";
 import { el, t } from "./kit.js";
@@ -70,19 +70,29 @@ function choose(name) {
 
 function stepper(view, data) {
   const n = view.count(data);
-  const sub = state.lesson.sub;
   const bar = el("div", { class: "ls-stepbar", role: "group", "aria-label": t("ls_steps") });
-  const btn = (id, text, to, dis) => el("button", { type: "button", id, text, disabled: dis, onclick: () => setLesson({ sub: to }) });
+  // Each button reads the step when clicked: a step redraws the bar in place (syncStepper).
+  const btn = (id, text, to) => el("button", { type: "button", id, text, onclick: () => setLesson({ sub: to(state.lesson.sub) }) });
   bar.append(
-    btn("ls-first", "«", 0, sub <= 0),
-    btn("ls-back", "◀", Math.max(0, sub - 1), sub <= 0),
-    btn("ls-next", "▶", Math.min(n - 1, sub + 1), sub >= n - 1),
-    btn("ls-last", "»", n - 1, sub >= n - 1),
+    btn("ls-first", "«", () => 0),
+    btn("ls-back", "◀", (sub) => Math.max(0, sub - 1)),
+    btn("ls-next", "▶", (sub) => Math.min(n - 1, sub + 1)),
+    btn("ls-last", "»", () => n - 1),
   );
-  const slider = el("input", { type: "range", id: "ls-slider", min: "0", max: String(Math.max(0, n - 1)), value: String(sub), "aria-label": t("ls_steps") });
+  const slider = el("input", { type: "range", id: "ls-slider", min: "0", max: String(Math.max(0, n - 1)), value: "0", "aria-label": t("ls_steps") });
   slider.addEventListener("input", () => setLesson({ sub: Number(slider.value) }));
-  bar.append(slider, el("output", { id: "ls-step-label", text: t("ls_step_of", { k: sub + 1, n }) }));
+  bar.append(slider, el("output", { id: "ls-step-label" }));
+  syncStepper(bar, n, state.lesson.sub);
   return bar;
+}
+
+function syncStepper(bar, n, sub) {
+  const [first, back, next, last] = bar.querySelectorAll("button");
+  first.disabled = back.disabled = sub <= 0;
+  next.disabled = last.disabled = sub >= n - 1;
+  const slider = bar.querySelector("#ls-slider");
+  if (slider.value !== String(sub)) slider.value = String(sub);
+  bar.querySelector("#ls-step-label").textContent = t("ls_step_of", { k: sub + 1, n });
 }
 
 // Views may mark the drawing (it is redrawn on every re-run, so this is applied again).
@@ -94,7 +104,7 @@ function decorate() {
 
 function show() {
   const ls = state.lesson;
-  panel.querySelectorAll("[data-lesson]").forEach((b) => {
+  panel.querySelectorAll("button[data-lesson]").forEach((b) => { // not #lesson-body
     b.setAttribute("aria-pressed", b.dataset.lesson === ls.name ? "true" : "false");
   });
   document.body.classList.toggle("ls-practice-on", ls.name === "practice");
@@ -113,17 +123,70 @@ function show() {
   try {
     if (view.follows) {
       content = view.render(data, Math.min(state.step, trace.steps.length - 1), trace);
+      if (view.step) Object.assign(kept, { view, data, trace, lang: state.lang, content });
     } else {
       kids.push(stepper(view, data));
       content = view.render(data, ls.sub, trace);
+      if (view.step) Object.assign(kept, { view, data, trace, lang: state.lang, content, bar: kids[kids.length - 1] });
     }
   } catch (e) {
     content = el("p", { class: "ls-error", role: "alert", text: String(e) });
   }
   kids.push(content);
+  if (content !== kept.content) kept.content = null;
   body.replaceChildren(...kids);
   decorate();
   body.classList.toggle("ls-loading", ls.loading);
+}
+
+// #lesson-status, the panel's one live region: a short line once a lesson's data is on show,
+// and again when its own stepper moves ("Lesson: Forward mode, 2 of 5"). The panel's body is
+// outside any live region; the page's own step is said by #announce.
+const told = { name: null, sub: null };
+function tell(ls) {
+  const box = $("#lesson-status");
+  const view = VIEWS[ls.name];
+  const data = ls.data[ls.name];
+  if (!box || (ls.name && !ls.error && (!data || !view))) return; // not on show yet
+  const own = !!(view && data && !view.follows && !ls.error);
+  const sub = own ? ls.sub : null;
+  if (ls.name === told.name && sub === told.sub) return;
+  Object.assign(told, { name: ls.name, sub });
+  let text = "";
+  if (ls.name && !ls.error) {
+    const lesson = t("ls_tab_" + ls.name);
+    text = own
+      ? t("ls_status_step", { lesson, step: t("ls_step_of", { k: sub + 1, n: view.count(data) }) })
+      : t("ls_status", { lesson });
+  }
+  if (box.textContent !== text) box.textContent = text;
+}
+
+// A view that follows the stepper and has `step(element, data, k, trace)` is drawn once per
+// trace (and language); a step then only restyles what changed in the element it drew.
+// A view with a stepper of its own likewise, when only its step (`sub`) changed. `step`
+// returns false when it cannot, and the view is drawn again.
+const kept = { view: null, data: null, trace: null, lang: null, content: null, bar: null };
+
+function stepInPlace(view) {
+  const ls = state.lesson;
+  const trace = view.local ? state.trace : ls.trace;
+  if (!view.step || !kept.content || kept.view !== view || kept.data !== ls.data[ls.name] ||
+      kept.trace !== trace || kept.lang !== state.lang || !kept.content.isConnected) return false;
+  const k = view.follows ? Math.min(state.step, trace.steps.length - 1) : ls.sub;
+  try {
+    if (view.step(kept.content, kept.data, k, trace) === false) return false;
+  } catch (e) {
+    return false; // drawn again from scratch, which shows the error
+  }
+  if (!view.follows) syncStepper(kept.bar, view.count(kept.data), k);
+  return true;
+}
+
+// Whether two lesson states differ in nothing but the lesson's own step.
+function onlySub(a, b) {
+  if (!a || a.sub === b.sub) return false;
+  return Object.keys(Object.assign({}, a, b)).every((key) => key === "sub" || a[key] === b[key]);
 }
 
 // What the panel drew last: it draws again only when something it shows has changed.
@@ -144,10 +207,15 @@ function follow(s) {
   const relabel = s.lang !== seen.lang;
   const stepped = s.step !== seen.step;
   const changed = s.lesson !== seen.lesson;
+  const prev = seen.lesson;
   seen.lang = s.lang; seen.step = s.step; seen.lesson = s.lesson;
   if (relabel) panel.querySelectorAll("[data-i18n]").forEach((e) => { e.textContent = t(e.dataset.i18n); });
   const view = VIEWS[s.lesson.name];
-  if (changed || relabel || (stepped && view && view.follows)) show();
+  // Only the step moved (the page's, or the lesson's own): restyle in place when the view can.
+  const moved = !relabel && view && (view.follows ? stepped && !changed : changed && onlySub(prev, s.lesson));
+  const redraw = changed || relabel || (stepped && view && view.follows);
+  if (redraw && !(moved && stepInPlace(view))) show();
+  if (changed) tell(s.lesson);
 }
 
 // An example that names a lesson opens it once the example's program has run.
@@ -176,7 +244,7 @@ function wire() {
       modes,
       key: null,
       name: null,
-      pending: { name: ex.lesson, source: ex.source, trace: state.trace, error: state.error },
+      pending: { name: ex.lesson, source: exampleSource(ex, state.lang), trace: state.trace, error: state.error },
     });
   });
 }

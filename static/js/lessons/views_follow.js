@@ -2,7 +2,8 @@
  * `render(data, k, trace)` for the page's step k. */
 import { setLesson } from "../store.js";
 import { fwdCount, setPos } from "../trace.js";
-import { chips, el, fmt, labels, t, zeros } from "./kit.js";
+import { chips, el, fmt, labels, t } from "./kit.js";
+import { stepTable } from "./steptable.js";
 
 export const VIEWS = {};
 
@@ -29,42 +30,40 @@ VIEWS.compare_assign = {
     }
     wrap.append(call);
     const tables = el("div", { class: "ls-two" });
+    const kept = { tables: [], window: el("p", { class: "note ls-window", hidden: true }) };
     [["add", "ls_cmp_add"], ["assign", "ls_cmp_assign"]].forEach(([which, title]) => {
-      const table = el("table", { class: "ls-table", id: "ls-table-" + which });
-      table.append(el("caption", { text: t(title) }));
-      const hr = el("tr", {}, el("th", { scope: "col", text: t("step_col") }));
-      data.columns.forEach((id) => hr.append(el("th", { scope: "col", "data-node": id, text: names[id] })));
-      table.append(el("thead", {}, hr));
-      const body = el("tbody");
-      const run = {};
-      data.columns.forEach((id) => { const n = trace.nodes.find((x) => x.id === id); run[id] = zeros(n ? n.shape : []); });
-      data.rows.forEach((row) => {
-        Object.assign(run, row[which]);
-        const tr = el("tr", { "data-step": String(row.step) });
-        if (row.step === k) tr.setAttribute("aria-current", "step");
-        if (row.step > k) return; // revealed as the main stepper reaches each step
-        tr.append(el("th", { scope: "row", text: String(row.step) + " · " + names[row.node] }));
-        data.columns.forEach((id) => {
-          const td = el("td", { "data-node": id, text: fmt(run[id]), title: JSON.stringify(run[id]) });
-          if (id in row[which]) td.classList.add("changed");
-          if (row.diverged.includes(id)) td.classList.add("diverged");
-          if (which === "assign" && row.overwritten.some((o) => o.input === id)) {
-            td.classList.add("lost");
-            const o = row.overwritten.find((x) => x.input === id);
-            td.title = t("ls_cmp_lost", { before: fmt(o.before), contribution: fmt(o.contribution) });
-          }
-          tr.append(td);
-        });
-        body.append(tr);
-      });
-      table.append(body);
-      tables.append(el("div", { class: "ls-scroll" }, table));
+      const tb = stepTable({ id: "ls-table-" + which, caption: t(title), columns: data.columns, rows: data.rows, names, trace,
+        written: (row) => row[which], mark: (td, row, id) => markCell(td, row, id, which) });
+      kept.tables.push(tb);
+      tables.append(tb.box);
     });
-    wrap.append(tables);
+    wrap.append(tables, kept.window);
     wrap.append(el("p", { class: "note", text: t("ls_cmp_note") }));
+    cmpKept.set(wrap, kept);
+    this.step(wrap, data, k);
     return wrap;
   },
+  // A step touches only the rows that come and go and the current rows: the two tables are
+  // built once per trace (see steptable.js).
+  step(wrap, data, k) {
+    const kept = cmpKept.get(wrap);
+    kept.tables.forEach((tb) => tb.show(k));
+    const { rows, total } = kept.tables[0].shown();
+    const windowed = rows[0] > 0; // the earlier rows are not on show
+    kept.window.hidden = !windowed;
+    if (windowed) kept.window.textContent = `${rows[0]}–${rows[1]} / ${total - 1}`;
+  },
 };
+const cmpKept = new WeakMap(); // the compare view's element -> its two tables
+
+function markCell(td, row, id, which) {
+  if (row.diverged.includes(id)) td.classList.add("diverged");
+  if (which !== "assign") return;
+  const o = row.overwritten.find((x) => x.input === id);
+  if (!o) return;
+  td.classList.add("lost");
+  td.title = t("ls_cmp_lost", { before: fmt(o.before), contribution: fmt(o.contribution) });
+}
 
 // 6. Higher-order gradients ---------------------------------------------------------------
 // Follows the main stepper: the page's trace is the second backward pass, through the
@@ -132,7 +131,7 @@ VIEWS.shapes = {
     const st = data.steps[k];
     if (!st) return wrap;
     if (st.seed) {
-      wrap.append(el("p", { class: "ls-now", id: "ls-sh-now", text: t("ls_sh_seed", { node: names[st.node], shape: shp(st.shape) }) }));
+      wrap.append(el("p", { class: "ls-now", id: "ls-sh-now", text: st.shape && st.shape.length ? t("ls_sh_seed", { node: names[st.node], shape: shp(st.shape) }) : t("ls_sh_seed_scalar", { node: names[st.node] }) }));
       return wrap;
     }
     wrap.append(el("p", { class: "ls-now", id: "ls-sh-now", text: t("ls_sh_step", { node: names[st.node], shape: shp(st.shape), up: shp(st.upstream), inputs: st.inputs.map(shp).join(", ") }) }));
@@ -178,30 +177,28 @@ VIEWS.memory = {
   render(data, k, trace) {
     const names = labels(trace);
     const wrap = el("div", { class: "ls-memory" });
-    const st = data.steps[k];
     const pk = data.peak;
     wrap.append(el("div", { class: "ls-callout", role: "note", id: "ls-mem-summary" },
       el("p", { text: t("ls_mem_peak", { count: pk.count, elements: pk.elements, step: pk.step }) }),
       data.not_saved.length ? el("p", { text: t("ls_mem_not_saved", { n: data.not_saved.length, list: data.not_saved.map((i) => names[i]).join(", ") }) }) : null,
       data.detached.length ? el("p", { text: t("ls_mem_detached", { list: data.detached.map((i) => names[i]).join(", ") }) }) : null,
       data.cut.length ? el("p", { text: t("ls_mem_cut", { list: data.cut.map((i) => names[i]).join(", ") }) }) : null));
-    wrap.append(el("p", { class: "ls-now", id: "ls-mem-now", text: t(k === 0 ? "ls_mem_now_start" : "ls_mem_now", {
-      node: names[st.node], count: st.count, elements: st.elements,
-      uses: st.uses.map((i) => names[i]).join(", ") || "—", freed: st.freed.map((i) => names[i]).join(", ") || "—" }) }));
+    const m = { names, now: el("p", { class: "ls-now", id: "ls-mem-now" }), rows: [], bars: [], k: null };
+    wrap.append(m.now);
     const table = el("table", { class: "ls-table", id: "ls-mem-table" });
     table.append(el("caption", { text: t("ls_mem_table") }));
     table.append(el("thead", {}, el("tr", {}, ...["ls_mem_value", "ls_mem_kind", "ls_mem_size", "ls_mem_by", "ls_mem_until", "ls_mem_now_col"].map((key) => el("th", { scope: "col", text: t(key) })))));
     const tb = el("tbody");
     data.saved.forEach((v) => {
-      const alive = st.alive.includes(v.value), freedNow = st.freed.includes(v.value), used = st.uses.includes(v.value);
-      const state = freedNow ? "ls_mem_freed_now" : used ? "ls_mem_used" : alive ? "ls_mem_held" : "ls_mem_gone";
-      const tr = el("tr", { "data-node": v.value, class: alive ? "" : "later" },
+      const cell = el("td", { class: "txt ls-mem-state" });
+      const tr = el("tr", { "data-node": v.value },
         el("th", { scope: "row", text: names[v.value] }),
         el("td", { class: "txt", text: t("ls_mem_kind_" + v.kind) }),
         el("td", { text: String(v.elements) }),
         el("td", { class: "txt", text: v.by.map((i) => names[i]).join(", ") }),
         el("td", { text: String(v.last_step) }),
-        el("td", { class: "txt ls-mem-state " + (used ? "changed" : ""), text: t(state) }));
+        cell);
+      m.rows.push({ tr, cell, value: v.value });
       tb.append(tr);
     });
     table.append(tb);
@@ -213,14 +210,39 @@ VIEWS.memory = {
       const tr = el("tr", {}, el("th", { scope: "row", text: String(s.step) + " · " + names[s.node] }),
         el("td", { class: "txt" }, el("span", { class: "ls-bar", style: { width: Math.round(120 * s.elements / max) + "px" } })),
         el("td", { text: s.count + " / " + s.elements }));
-      if (s.step === k) tr.setAttribute("aria-current", "step");
+      m.bars[s.step] = tr;
       bb.append(tr);
     });
     bars.append(bb);
     wrap.append(el("div", { class: "ls-grid" }, el("div", { class: "ls-scroll" }, table), el("div", { class: "ls-scroll" }, bars)));
+    memKept.set(wrap, m);
+    this.step(wrap, data, k);
     return wrap;
   },
+  // Drawn once per trace: a step rewrites the sentence and only the cells whose state changed.
+  step(wrap, data, k) {
+    const m = memKept.get(wrap), names = m.names;
+    const st = data.steps[k];
+    setText(m.now, t(k === 0 ? "ls_mem_now_start" : "ls_mem_now", {
+      node: names[st.node], count: st.count, elements: st.elements,
+      uses: st.uses.map((i) => names[i]).join(", ") || "—", freed: st.freed.map((i) => names[i]).join(", ") || "—" }));
+    const alive = new Set(st.alive), freed = new Set(st.freed), uses = new Set(st.uses);
+    m.rows.forEach(({ tr, cell, value }) => {
+      const used = uses.has(value);
+      const state = freed.has(value) ? "ls_mem_freed_now" : used ? "ls_mem_used" : alive.has(value) ? "ls_mem_held" : "ls_mem_gone";
+      tr.classList.toggle("later", !alive.has(value));
+      cell.classList.toggle("changed", used);
+      setText(cell, t(state));
+    });
+    if (m.k !== null && m.bars[m.k]) m.bars[m.k].removeAttribute("aria-current");
+    if (m.bars[k]) m.bars[k].setAttribute("aria-current", "step");
+    m.k = k;
+  },
 };
+const memKept = new WeakMap(); // the memory view's element -> its rows and cells
+
+// Text set only when it differs: a cell rewritten with the same words still costs a layout.
+function setText(e, text) { if (e.textContent !== text) e.textContent = text; }
 
 // 7. The same program in PyTorch and JAX ----------------------------------------------------
 // Follows the main stepper: the step's node is named by the grad_fn PyTorch would run.
@@ -229,27 +251,32 @@ VIEWS.code = {
   render(data, k, trace) {
     const names = labels(trace);
     const wrap = el("div", { class: "ls-code-view" });
-    const st = trace.steps[k];
-    let now;
-    if (!st || k === 0) now = t("ls_code_seed", { node: names[st ? st.node : ""] || "" });
-    else if (data.node_grad_fns[st.node]) now = t("ls_code_step", { node: names[st.node], fn: data.node_grad_fns[st.node] });
-    else now = t("ls_code_step_plain", { node: names[st.node] });
-    wrap.append(el("p", { class: "ls-now", id: "ls-code-now", text: now }));
+    wrap.append(el("p", { class: "ls-now", id: "ls-code-now", text: codeNow(data, k, trace, names) }));
     const torchBox = el("div", {}, el("h3", { text: t("ls_code_torch") }),
-      el("pre", { class: "ls-code", id: "ls-code-torch", text: data.torch }),
+      el("pre", { class: "ls-code", id: "ls-code-torch", tabIndex: 0, text: data.torch }),
       el("h3", { text: t("ls_code_prints") }),
-      el("pre", { class: "ls-code", id: "ls-code-torch-out", text: data.torch_output || "" }));
+      el("pre", { class: "ls-code", id: "ls-code-torch-out", tabIndex: 0, text: data.torch_output || "" }));
     const jaxBox = el("div", {}, el("h3", { text: t("ls_code_jax") }));
     if (data.jax) {
-      jaxBox.append(el("pre", { class: "ls-code", id: "ls-code-jax", text: data.jax }),
+      jaxBox.append(el("pre", { class: "ls-code", id: "ls-code-jax", tabIndex: 0, text: data.jax }),
         el("h3", { text: t("ls_code_prints") }),
-        el("pre", { class: "ls-code", id: "ls-code-jax-out", text: data.jax_output || "" }));
+        el("pre", { class: "ls-code", id: "ls-code-jax-out", tabIndex: 0, text: data.jax_output || "" }));
     } else jaxBox.append(el("p", { class: "note", text: t("ls_code_no_jax") }));
     wrap.append(el("div", { class: "ls-grid" }, torchBox, jaxBox));
     wrap.append(el("p", { class: "note", text: t("ls_code_note") }));
     return wrap;
   },
+  // The two programs and their output stay; a step only names its grad_fn.
+  step(wrap, data, k, trace) {
+    setText(wrap.querySelector("#ls-code-now"), codeNow(data, k, trace, labels(trace)));
+  },
 };
+function codeNow(data, k, trace, names) {
+  const st = trace.steps[k];
+  if (!st || k === 0) return t("ls_code_seed", { node: names[st ? st.node : ""] || "" });
+  if (data.node_grad_fns[st.node]) return t("ls_code_step", { node: names[st.node], fn: data.node_grad_fns[st.node] });
+  return t("ls_code_step_plain", { node: names[st.node] });
+}
 
 // 10. Predict, then reveal ------------------------------------------------------------------
 // Page-only (it needs nothing but the main trace): before the next step, type the grads it

@@ -5,6 +5,7 @@ import { setLesson, state } from "../store.js";
 import { chips, el, fmt, labels, same, t } from "./kit.js";
 
 export const VIEWS = {};
+const ordKept = new WeakMap(); // the orders view's element -> the box a step redraws
 
 // 2. Why topological order ---------------------------------------------------------------
 // Three schedules of the same graph; the stepper walks the one chosen with the mode buttons.
@@ -50,9 +51,20 @@ VIEWS.orders = {
     const modes = el("div", { class: "ls-tabs", role: "group", "aria-label": t("ls_ord_mode") });
     this.modes.forEach((m) => modes.append(el("button", { type: "button", "data-mode": m, "aria-pressed": m === mode ? "true" : "false", text: t("ls_ord_" + m), onclick: () => setLesson({ modes: Object.assign({}, state.lesson.modes, { orders: m }), sub: 0 }) })));
     side.append(modes);
-    side.append(this[mode](data, k, names));
+    const now = this[mode](data, k, names);
+    side.append(now);
     wrap.append(el("div", { class: "ls-grid" }, side, el("div", { class: "ls-scroll" }, table)));
+    ordKept.set(wrap, { now, names });
     return wrap;
+  },
+  // The cost table and the modes stay; a step draws the schedule's box again.
+  step(wrap, data, k) {
+    const o = ordKept.get(wrap);
+    if (!o) return false;
+    const now = this[state.lesson.modes.orders || "naive"](data, k, o.names);
+    o.now.replaceWith(now);
+    o.now = now;
+    return true;
   },
   dfs(data, k, names) {
     const ev = data.dfs.events.slice(0, k + 1);
@@ -123,8 +135,10 @@ VIEWS.gradcheck = {
     if (!data.rows.length) return wrap;
     const r = data.rows[k];
     const name = r.label + (r.index.length ? "[" + r.index.join(", ") + "]" : "");
-    wrap.append(el("p", { class: "ls-now", id: "ls-gc-now", text: t("ls_gc_now", {
-      name, x: fmt(r.value), up: fmt(r.up), down: fmt(r.down), step: r.step.toPrecision(3),
+    wrap.append(el("p", { class: "ls-now", id: "ls-gc-now", text: t(r.texts ? "ls_gc_now_exact" : "ls_gc_now", {
+      name, x: fmt(r.value), step: r.step.toPrecision(3),
+      // enough digits to see the difference the check is about (engine/lessons/gradcheck.py)
+      up: r.texts ? r.texts.up : fmt(r.up), down: r.texts ? r.texts.down : fmt(r.down), diff: r.texts ? r.texts.diff : "",
       numeric: r.numeric === null ? "—" : r.numeric.toPrecision(10), analytic: r.analytic.toPrecision(10),
       rel: r.rel_error === null ? "∞" : r.rel_error.toExponential(1) }) }));
     if (r.verdict === "kink") wrap.append(el("p", { class: "ls-verdict kink", text: t("ls_gc_kink") }));
@@ -157,39 +171,26 @@ VIEWS.forward = {
     const byId = {};
     trace.nodes.forEach((n) => { byId[n.id] = n; });
     const wrap = el("div", { class: "ls-forward" });
-    const n = data.topo.length;
-    const p = Math.floor(k / n), i = k % n;
-    const pass = data.passes[p];
-    if (!pass) { wrap.append(el("p", { class: "note", text: t("ls_fw_none") })); return wrap; }
-    const inName = (ps) => ps.label + (ps.index.length ? "[" + ps.index.join(", ") + "]" : "");
-    const node = data.topo[i];
-    const nd = byId[node];
-    const dnode = /^\w+$/.test(names[node]) ? names[node] + "˙" : "(" + names[node] + ")˙";
-    let now;
-    if (!nd || nd.kind !== "op") {
-      now = t(node === pass.leaf ? "ls_fw_seed" : "ls_fw_leaf", { pass: p + 1, n: data.inputs, input: inName(pass), node: names[node], dnode, tangent: fmt(pass.tangents[node]) });
-    } else {
-      now = t("ls_fw_op", { node: names[node], dnode, rule: data.rules[node], tangent: fmt(pass.tangents[node]) });
-    }
-    wrap.append(el("p", { class: "ls-now", id: "ls-fw-now", text: now }));
+    if (!data.passes[Math.floor(k / data.topo.length)]) { wrap.append(el("p", { class: "note", text: t("ls_fw_none") })); return wrap; }
+    const f = { names, byId, now: el("p", { class: "ls-now", id: "ls-fw-now" }), heads: [], rows: [], cells: [], k: -1, p: 0, i: 0 };
+    wrap.append(f.now);
     const table = el("table", { class: "ls-table", id: "ls-fw-table" });
     table.append(el("caption", { text: t("ls_fw_table") }));
     const hr = el("tr", {}, el("th", { scope: "col", text: t("ls_fw_node") }), el("th", { scope: "col", text: t("ls_fw_value") }));
-    data.passes.forEach((ps, j) => hr.append(el("th", { scope: "col", class: j === p ? "cur" : "", text: "∂/∂" + inName(ps) })));
+    data.passes.forEach((ps) => { const th = el("th", { scope: "col", text: "∂/∂" + passName(ps) }); f.heads.push(th); hr.append(th); });
     table.append(el("thead", {}, hr));
     const tb = el("tbody");
-    data.topo.forEach((id, r) => {
+    data.topo.forEach((id) => {
       const tr = el("tr", { "data-node": id }, el("th", { scope: "row", text: names[id] }), el("td", { text: fmt(byId[id] ? byId[id].value : null) }));
-      if (r === i) tr.setAttribute("aria-current", "true");
-      data.passes.forEach((ps, j) => {
-        const shown = j < p || (j === p && r <= i);
-        const td = el("td", { text: shown ? fmt(ps.tangents[id]) : "" });
-        if (j === p && r === i) td.classList.add("changed");
-        tr.append(td);
-      });
+      const row = data.passes.map(() => el("td", { text: "" }));
+      tr.append(...row);
+      f.rows.push(tr);
+      f.cells.push(row);
       tb.append(tr);
     });
     table.append(tb);
+    fwKept.set(wrap, f);
+    this.step(wrap, data, k);
     wrap.append(el("div", { class: "ls-scroll" }, table));
     if (data.shown < data.inputs) wrap.append(el("p", { class: "note", text: t("ls_fw_more", { shown: data.shown, n: data.inputs, computed: data.computed }) }));
     // The gradient both ways, and the cost.
@@ -211,7 +212,43 @@ VIEWS.forward = {
     wrap.append(el("p", { class: "ls-callout " + (data.same ? "good" : "bad"), id: "ls-fw-same", text: t(data.same ? "ls_fw_same" : "ls_fw_differ", { n: c.inputs, k: c.outputs }) }));
     return wrap;
   },
+  // Drawn once; a step fills in (or, stepping back, empties) only the cells between the two
+  // steps, and moves the marks. Lesson step k is pass ⌊k/n⌋ at node k mod n: cell (pass j,
+  // row r) is on show once k ≥ j·n + r.
+  step(wrap, data, k) {
+    const f = fwKept.get(wrap);
+    const n = data.topo.length;
+    const p = Math.floor(k / n), i = k % n;
+    if (!f || !data.passes[p]) return false;
+    setText(f.now, fwNow(data, p, i, f.names, f.byId));
+    for (let x = Math.min(f.k, k) + 1; x <= Math.max(f.k, k); x++) {
+      const j = Math.floor(x / n), r = x % n;
+      setText(f.cells[r][j], x <= k ? fmt(data.passes[j].tangents[data.topo[r]]) : "");
+    }
+    f.cells[f.i][f.p].classList.remove("changed");
+    f.cells[i][p].classList.add("changed");
+    f.rows[f.i].removeAttribute("aria-current");
+    f.rows[i].setAttribute("aria-current", "true");
+    f.heads[f.p].classList.remove("cur");
+    f.heads[p].classList.add("cur");
+    Object.assign(f, { k, p, i });
+    return true;
+  },
 };
+const fwKept = new WeakMap(); // the forward view's element -> its cells and what they show
+function passName(ps) { return ps.label + (ps.index.length ? "[" + ps.index.join(", ") + "]" : ""); }
+function fwNow(data, p, i, names, byId) {
+  const pass = data.passes[p];
+  const node = data.topo[i];
+  const nd = byId[node];
+  const dnode = (data.tangents && data.tangents[node]) || names[node] + "\u0307"; // ẋ, d out
+  if (!nd || nd.kind !== "op") {
+    return t(node === pass.leaf ? "ls_fw_seed" : "ls_fw_leaf", { pass: p + 1, n: data.inputs, input: passName(pass), node: names[node], dnode, tangent: fmt(pass.tangents[node]) });
+  }
+  return t("ls_fw_op", { node: names[node], dnode, rule: data.rules[node], tangent: fmt(pass.tangents[node]) });
+}
+// Text set only when it differs: a cell rewritten with the same words still costs a layout.
+function setText(e, text) { if (e.textContent !== text) e.textContent = text; }
 
 // 9. Misconceptions, each with its real symptom -------------------------------------------
 function gradTable(id, names, cols) {

@@ -7,6 +7,7 @@ once, the `=` row), and the page only moves an index through it.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from typing import Any
 
@@ -14,6 +15,8 @@ import engine
 from app import cache
 from app.config import Settings
 from engine import drawing as draw
+from engine.drawing.collapse import full_refusal
+from engine.words.messages import translate, translate_error
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,7 +80,13 @@ def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
         )
         trace = result.to_dict()
     except engine.ProgramError as err:
-        return {"error": err.to_dict()["error"], "status": err.status, "values": values}
+        # In the page's language: the engine raises in English (engine/words/messages.py).
+        error = translate_error(err.to_dict()["error"], ask.lang)
+        # The free names, so the page keeps a value field for each (a shape error); a program
+        # that does not parse keeps the fields of the last program that ran.
+        with contextlib.suppress(engine.ProgramError):
+            error["free"] = list(engine.parse(ask.source, limits).free)
+        return {"error": error, "status": err.status, "values": values}
     try:
         # The other accumulation's grads (the `=` row): one more backward on the same graph.
         contrast = engine.program.contrast(result)
@@ -98,7 +107,13 @@ def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
             timeout=limits.max_layout_seconds,
         )
     except draw.DrawError as err:
-        draw_error = {"message": err.message, "code": err.code, "limit": err.limit}
+        message = translate(err.message, ask.lang)
+        draw_error = {"message": message, "code": err.code, "limit": err.limit}
+    refused = full_refusal(trace, plan, max_drawn(settings))
+    if refused is None and folded is not None and ask.collapse is False:
+        refused = {"code": "layout_timeout", "limit": limits.max_layout_seconds}  # asked, not drawn
+    if folded is not None and refused:
+        folded = {**folded, "refused": refused}  # the page offers no expanding, and says why
     return {
         "trace": trace,
         "contrast": contrast,

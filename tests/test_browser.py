@@ -229,7 +229,7 @@ def test_typing_a_program_redraws_it_and_gives_value_fields(ctx, base_url):
     wait_js(page, "document.querySelectorAll('#graph g.node').length === 4")
     wait_js(page, "window.gradtrace.state.trace.grads.b !== undefined")
     assert page.locator("#value-fields input").count() == 2
-    assert page.text_content("#step-label") == "Step 1 of 2"  # the step is kept
+    assert page.text_content("#step-label") == "Step 0 of 2"  # a new program: its first step
     page.fill("#value-fields input[data-name='b']", "3")
     wait_js(page, "window.gradtrace.state.trace.grads.b === 6")
     wait_js(page, "new URL(location.href).searchParams.get('values') === 'b=3'")

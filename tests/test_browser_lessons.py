@@ -196,7 +196,8 @@ def test_forward_mode_fills_the_tangent_table_pass_by_pass(page, url):
     assert "Pass 1 of 3" in page.text_content("#ls-fw-now")
     # Pass 1 seeds x; its third node is x*y with tangent ẋ·y + x·ẏ = 3.
     lesson_step(page, 2)
-    assert page.text_content("#ls-fw-now") == "(x*y)˙ = x˙·y + x·y˙ = 3"
+    # issue 16: a tangent is written as a student reads it (d(…), ẋ), not `(x*y)˙`
+    assert page.text_content("#ls-fw-now") == "d((x*y)\u2081) = x\u0307·y + x·y\u0307 = 3"
     n = page.evaluate(
         "() => window.gradtraceLessons.views.forward.count("
         "window.gradtraceLessons.state.data.forward)"
@@ -217,7 +218,9 @@ def test_shapes_show_the_reduction_as_its_own_sub_step(page, url):
     page.select_option("#examples", "broadcast-batch")
     wait_lesson(page, "shapes")
     main_step(page, 0)
-    assert "ones of shape scalar" in page.text_content("#ls-sh-now")
+    assert "Seed: L.grad starts as 1." in page.text_content(
+        "#ls-sh-now"
+    )  # issue 16: not "ones of shape scalar"
     main_step(page, 2)
     reduce = page.locator(".ls-sub li.reduce")
     assert reduce.count() == 1

@@ -123,42 +123,55 @@ JVPS: dict[str, Jvp] = {
 }
 
 
-# The JVP rules as the page writes them: {0}, {1} the inputs, ˙ their tangents, {out} the result.
+# The JVP rules as the page writes them: {0}, {1} the inputs, {d0}, {d1} their tangents (see
+# tangent_name), {out} the result.
 JVP_RULES = {
-    "add": "{0}˙ + {1}˙",
-    "sub": "{0}˙ − {1}˙",
-    "mul": "{0}˙·{1} + {0}·{1}˙",
-    "div": "{0}˙/{1} − {0}·{1}˙/{1}²",
-    "pow": "{1}·{0}^({1}−1)·{0}˙ + {out}·ln {0}·{1}˙",
-    "max": "[{0} ≥ {1}]·{0}˙ + [{1} ≥ {0}]·{1}˙",
-    "min": "[{0} ≤ {1}]·{0}˙ + [{1} ≤ {0}]·{1}˙",
-    "neg": "−{0}˙",
-    "exp": "{out}·{0}˙",
-    "log": "{0}˙/{0}",
-    "sqrt": "{0}˙/(2·{out})",
-    "sin": "cos {0}·{0}˙",
-    "cos": "−sin {0}·{0}˙",
-    "tanh": "(1−{out}²)·{0}˙",
-    "sigmoid": "{out}·(1−{out})·{0}˙",
-    "relu": "[{0} > 0]·{0}˙",
-    "abs": "sign {0}·{0}˙",
-    "matmul": "{0}˙@{1} + {0}@{1}˙",
-    "sum": "Σ {0}˙",
-    "mean": "mean {0}˙",
-    "reshape": "reshape {0}˙",
-    "transpose": "{0}˙ transposed",
-    "index": "{0}˙[key]",
-    "softmax": "{out}·({0}˙ − Σ {out}·{0}˙)",
-    "log_softmax": "{0}˙ − Σ softmax({0})·{0}˙",
-    "cross_entropy": "Σ (softmax({0}) − onehot(t))·{0}˙ / N",
-    "mse": "Σ 2({0}−{1})({0}˙−{1}˙)/n",
-    "broadcast_to": "broadcast {0}˙",
-    "scatter": "scatter {0}˙",
-    "where": "where(cond, {0}˙, {1}˙)",
+    "add": "{d0} + {d1}",
+    "sub": "{d0} − {d1}",
+    "mul": "{d0}·{1} + {0}·{d1}",
+    "div": "{d0}/{1} − {0}·{d1}/{1}²",
+    "pow": "{1}·{0}^({1}−1)·{d0} + {out}·ln {0}·{d1}",
+    "max": "[{0} ≥ {1}]·{d0} + [{1} ≥ {0}]·{d1}",
+    "min": "[{0} ≤ {1}]·{d0} + [{1} ≤ {0}]·{d1}",
+    "neg": "−{d0}",
+    "exp": "{out}·{d0}",
+    "log": "{d0}/{0}",
+    "sqrt": "{d0}/(2·{out})",
+    "sin": "cos {0}·{d0}",
+    "cos": "−sin {0}·{d0}",
+    "tanh": "(1−{out}²)·{d0}",
+    "sigmoid": "{out}·(1−{out})·{d0}",
+    "relu": "[{0} > 0]·{d0}",
+    "abs": "sign {0}·{d0}",
+    "matmul": "{d0}@{1} + {0}@{d1}",
+    "sum": "Σ {d0}",
+    "mean": "mean {d0}",
+    "reshape": "reshape {d0}",
+    "transpose": "{d0} transposed",
+    "index": "{d0}[key]",
+    "softmax": "{out}·({d0} − Σ {out}·{d0})",
+    "log_softmax": "{d0} − Σ softmax({0})·{d0}",
+    "cross_entropy": "Σ (softmax({0}) − onehot(t))·{d0} / N",
+    "mse": "Σ 2({0}−{1})({d0}−{d1})/n",
+    "broadcast_to": "broadcast {d0}",
+    "scatter": "scatter {d0}",
+    "where": "where(cond, {d0}, {d1})",
 }
 
 
+def tangent_name(label: str) -> str:
+    """A tangent as a student reads it: the dot over a one-letter name (ẋ, ẋ₁), `d name` for
+    a longer one (d out), `d(…)` around an expression."""
+    if label[:1].isalpha() and all("₀" <= c <= "₉" for c in label[1:]):
+        # combining dot above: over the letter (ẋ, ẋ₁), one character wide
+        return label[0] + "\u0307" + label[1:]
+    if label.replace("_", "").isalnum():
+        return "d " + label
+    return f"d({label})"
+
+
 def jvp_text(node: Value) -> str:
+    """The JVP rule of `node`'s op, with its inputs' names and their tangents'."""
     assert node.op is not None
 
     def label(v: Value) -> str:
@@ -166,6 +179,7 @@ def jvp_text(node: Value) -> str:
         return text if text.replace("_", "").isalnum() else f"({text})"
 
     names = {str(i): label(x) for i, x in enumerate(node.inputs)}
+    names.update({f"d{i}": tangent_name(x.label or "?") for i, x in enumerate(node.inputs)})
     names["out"] = label(node)
     text = JVP_RULES.get(node.op.name, "?")
     for key, value in names.items():
@@ -233,6 +247,7 @@ def forward_mode(run: Run) -> dict[str, Any]:
     return {
         "topo": [run.id(n) for n in topo],
         "rules": {run.id(n): jvp_text(n) for n in topo if n.op is not None},
+        "tangents": {run.id(n): tangent_name(n.label or "?") for n in topo},
         "passes": passes,
         "inputs": n_inputs,
         "computed": done,

@@ -213,4 +213,22 @@ def check_element(
         "rel_error": rel if np.isfinite(rel) else None,
         "verdict": "unchecked" if reason else "kink" if kink else verdict(rel),
         "reason": reason,  # why an "unchecked" element could not be checked
+        "texts": exact_texts(f_up, f_down),
     }
+
+
+SHOWN_DIGITS = 10  # L(x±ε) differ past the 4 digits the page shows elsewhere: 7 and 7
+
+
+def exact_texts(f_up: float, f_down: float) -> dict[str, str]:
+    """L(x+ε), L(x−ε) and their difference to SHOWN_DIGITS significant digits: enough to see
+    the difference the quotient is made of."""
+
+    def digits(x: float, keep_zeros: bool = True) -> str:
+        if not np.isfinite(x):
+            return "—"
+        return f"{x:#.{SHOWN_DIGITS}g}" if keep_zeros else f"{x:.{SHOWN_DIGITS}g}"
+
+    with np.errstate(all="ignore"):
+        diff = digits(f_up - f_down, keep_zeros=False)
+        return {"up": digits(f_up), "down": digits(f_down), "diff": diff}

@@ -1,11 +1,12 @@
 /* The editor: the highlight overlay (the current node, the hovered node, the error), the error
  * box with its caret, the value fields, and the mouse over the source. */
-import { $, on } from "./dom.js";
+import { $ } from "./dom.js";
 import { cps } from "./format.js";
 import { t } from "./i18n.js";
 import { scheduleRun } from "./run.js";
 import { setState, state } from "./store.js";
 import { T, inForward, setHover } from "./trace.js";
+import { wireValues } from "./values.js";
 
 let editorShown = null; // the text and marks last drawn in the overlay
 let charBox = null; // the editor's character cell, measured once
@@ -112,41 +113,8 @@ export function renderError() {
   box.replaceChildren(...parts);
 }
 
-export function buildValueFields() {
-  const host = $("#value-fields");
-  if (!host) return;
-  const free = (T() && T().trace.free) || [];
-  const fs = $("#values");
-  if (fs) fs.hidden = !free.length;
-  const focused = document.activeElement && host.contains(document.activeElement) ? document.activeElement.dataset.name : null;
-  if (focused) return; // do not rebuild under the student's cursor
-  host.replaceChildren();
-  free.forEach((f) => {
-    const label = document.createElement("label");
-    const name = document.createElement("span");
-    name.textContent = f.name + " =";
-    const input = document.createElement("input");
-    input.dataset.name = f.name;
-    const given = Object.prototype.hasOwnProperty.call(state.values, f.name);
-    if (typeof f.value === "number") {
-      input.type = "number";
-      input.step = "any";
-      input.value = given ? String(state.values[f.name]) : String(f.value);
-    } else {
-      input.type = "text";
-      input.value = JSON.stringify(given ? state.values[f.name] : f.value);
-    }
-    input.setAttribute("aria-label", f.name);
-    label.append(name, input);
-    if (!given) {
-      const d = document.createElement("span");
-      d.className = "default";
-      d.textContent = "(" + t("default_value") + ")";
-      label.append(d);
-    }
-    host.append(label);
-  });
-}
+// The value fields are their own module (values.js); main.js builds them from here.
+export { buildValueFields } from "./values.js";
 
 // The node whose source span is innermost at the mouse position in the editor.
 function nodeAtPoint(ta, ev) {
@@ -200,21 +168,5 @@ export function wireEditor() {
     });
     ta.addEventListener("mouseleave", () => setHover(null));
   }
-  on("#value-fields", "input", (ev) => {
-    const input = ev.target;
-    const name = input.dataset && input.dataset.name;
-    if (!name) return;
-    const raw = input.value.trim();
-    const values = Object.assign({}, state.values);
-    if (raw === "") delete values[name];
-    else if (input.type === "number") {
-      const v = Number(raw);
-      if (!Number.isFinite(v)) return;
-      values[name] = v;
-    } else {
-      try { values[name] = JSON.parse(raw); } catch (e) { return; }
-    }
-    setState({ values });
-    scheduleRun(300);
-  });
+  wireValues();
 }

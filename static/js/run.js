@@ -1,8 +1,10 @@
 /* Running the program in the editor again: POST /api/render (debounced while typing). The answer
- * is a whole new trace and drawing; the step is kept when the new program has it. */
+ * is a whole new trace and drawing; the step is kept for an edit of the same program, and a new
+ * program opens at its first step. */
 import { STANDALONE } from "./boot.js";
 import { replaceSvg, showDrawError } from "./graph.js";
-import { setState, state } from "./store.js";
+import { t } from "./i18n.js";
+import { setState, state, subscribe } from "./store.js";
 
 let runSeq = 0; // only the newest request's answer is shown
 let editTimer = null;
@@ -28,12 +30,12 @@ async function rerun() {
     body = await resp.json();
   } catch (e) {
     if (seq !== runSeq) return;
-    setState({ running: false, error: { message: String(e && e.message ? e.message : e) }, stale: !!state.trace });
+    setState({ running: false, error: { message: t("error_network") }, stale: !!state.trace });
     return;
   }
   if (seq !== runSeq) return; // a newer edit is on its way
   if (!resp.ok || body.error) {
-    const err = body.error || { message: "HTTP " + resp.status };
+    const err = body.error || { message: t("error_http", { status: resp.status }) };
     const patch = { running: false, error: err, stale: !!state.trace };
     if (body.values) patch.values = body.values;
     setState(patch);
@@ -41,8 +43,11 @@ async function rerun() {
   }
   const trace = body.trace;
   const N = trace.steps.length - 1;
-  const step = Math.min(state.step, N); // keep the step when the new program has it
-  const fwd = state.forwardMode && state.fwd != null ? Math.min(state.fwd, trace.topo.length - 1) : null;
+  // An edit of the same program (new values, a constant changed) keeps the step; a new
+  // program opens at its first step.
+  const same = !!state.trace && backwardShape(state.trace) === backwardShape(trace);
+  const step = same ? Math.min(state.step, N) : 0;
+  const fwd = state.forwardMode && state.fwd != null ? (same ? Math.min(state.fwd, trace.topo.length - 1) : 0) : null;
   if (body.svg) replaceSvg(body.svg); else if (body.draw_error) showDrawError(body.draw_error);
   setState({
     running: false,
@@ -59,6 +64,25 @@ async function rerun() {
     hover: null,
   });
 }
+
+// What makes two runs the same program to a student: the same backward steps, each run by a
+// node of the same label and op.
+function backwardShape(trace) {
+  const byId = {};
+  trace.nodes.forEach((n) => { byId[n.id] = n; });
+  return trace.steps.map((st) => {
+    const n = byId[st.node] || {};
+    return [st.kind, n.label, n.op].join("\u0001");
+  }).join("\u0000");
+}
+
+// The server words an error in the page's language: after a switch of language, ask again.
+let askedLang = state.lang;
+subscribe((s) => {
+  if (s.lang === askedLang) return;
+  askedLang = s.lang;
+  if (s.error || s.drawError) scheduleRun(0);
+});
 
 export function scheduleRun(delay) {
   if (STANDALONE) return; // nothing to re-run against

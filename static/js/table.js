@@ -1,7 +1,7 @@
 /* The grad table (#grad-table): one column per grad, one row per backward step. A large table
  * shows a window of rows around the step, and (when wide) cells only in the columns in view. */
 import { $, $$, on } from "./dom.js";
-import { cps, exact, fmtCell } from "./format.js";
+import { cps, exact, fmt, fmtCell, shapeBadge, shapeOf } from "./format.js";
 import { t } from "./i18n.js";
 import { state } from "./store.js";
 import { T, fwdCount, inForward, nodeLabel, setPos } from "./trace.js";
@@ -19,13 +19,33 @@ function isWide() {
   return !!T() && T().cols.length > WIDE_TABLE && T().trace.steps.length * T().cols.length > MAX_TABLE_CELLS;
 }
 
+// A grad as its cell shows it: a matrix as its shape and its rows, one line each (the first
+// MAX_ROWS rows and MAX_COLS columns), so a 2×2 grad never reads as a flat list of four.
+const MAX_ROWS = 4, MAX_COLS = 4;
+function cellText(v) {
+  const shape = Array.isArray(v) ? shapeOf(v) : [];
+  if (shape.length !== 2) return fmtCell(v);
+  const row = (r) => "[" + r.slice(0, MAX_COLS).map(fmt).join(", ") + (r.length > MAX_COLS ? ", …" : "") + "]";
+  const rows = v.slice(0, MAX_ROWS).map(row);
+  if (v.length > MAX_ROWS) rows.push("…");
+  return shapeBadge(shape) + "\n" + rows.join("\n");
+}
+
+function setCell(td, v) {
+  const text = cellText(v);
+  td.textContent = text;
+  td.title = exact(v);
+  if (text.includes("\n")) { td.style.whiteSpace = "pre"; td.classList.add("rows"); }
+}
+
 // The most characters each column's cells show at any step (the font is monospaced).
 function cellChars() {
   const n = {};
-  T().cols.forEach((id) => { n[id] = cps(fmtCell(T().zeros[id])).length; });
+  const width = (v) => Math.max(...cellText(v).split("\n").map((l) => cps(l).length));
+  T().cols.forEach((id) => { n[id] = width(T().zeros[id]); });
   T().trace.steps.forEach((st) => {
     Object.entries(st.grads || {}).forEach(([id, g]) => {
-      if (id in n) n[id] = Math.max(n[id], cps(fmtCell(g)).length);
+      if (id in n) n[id] = Math.max(n[id], width(g));
     });
   });
   return n;
@@ -114,8 +134,7 @@ export function buildTable() {
       const td = document.createElement("td");
       td.dataset.node = id;
       const v = state.contrast.grads[id];
-      td.textContent = fmtCell(v);
-      td.title = exact(v);
+      setCell(td, v);
       const final = T().byId[id].grad;
       if (JSON.stringify(v) !== JSON.stringify(final)) {
         td.classList.add(state.contrast.accumulate === "assign" ? "wrong" : "right");
@@ -183,8 +202,7 @@ function buildRows(first, last) {
       const id = T().cols[c];
       const td = document.createElement("td");
       td.dataset.node = id;
-      td.textContent = fmtCell(grads[id]);
-      td.title = exact(grads[id]);
+      setCell(td, grads[id]);
       if (st.grads && id in st.grads) td.classList.add("changed");
       if (id === state.hover) td.classList.add("hover");
       tr.append(td);

@@ -293,3 +293,34 @@ def test_the_editor_wraps_long_lines_with_the_highlight_on_its_text(opened, line
     assert start <= caret <= start + len("theta*iota")
     clip = {"x": 0, "y": 40, "width": 420, "height": 300}
     page.screenshot(path=f"/tmp/fit-editor-{lines_before}.png", clip=clip)
+
+
+def test_hovering_the_wrapped_part_of_a_line_finds_the_node_written_there(opened):
+    """The hover reads the pointer's place from the highlight overlay, which wraps as the
+    textarea does: on the wrapped part of a long line it names the node written there."""
+    page = opened("/?source=" + quote(WRAPPED), viewport={"width": 1280, "height": 800})
+    ids = page.evaluate(
+        "Object.fromEntries(window.gradtrace.state.trace.nodes.map((n) => [n.text, n.id]))"
+    )
+    box = page.evaluate(
+        """() => { const ta = document.querySelector('#source');
+        const hl = document.querySelector('#editor-hl');
+        const text = hl.firstChild ? hl.textContent : '';
+        const start = text.indexOf('iota');
+        const walker = document.createTreeWalker(hl, NodeFilter.SHOW_TEXT);
+        let seen = 0, n;
+        while ((n = walker.nextNode())) {
+          if (seen + n.length > start) {
+            const r = document.createRange();
+            r.setStart(n, start - seen); r.setEnd(n, start - seen + 1);
+            const b = r.getBoundingClientRect();
+            const t = ta.getBoundingClientRect();
+            return {x: b.left + b.width / 2, y: b.top + b.height / 2, first: t.top + 20};
+          }
+          seen += n.length;
+        }
+        return null; }"""
+    )
+    assert box is not None and box["y"] > box["first"]  # on the wrapped part, below line 1's top
+    page.mouse.move(box["x"], box["y"])
+    wait_js(page, f"window.gradtrace.state.hover === {ids['iota']!r}")

@@ -9,7 +9,6 @@ import { T, inForward, setHover } from "./trace.js";
 import { wireValues } from "./values.js";
 
 let editorShown = null; // the text and marks last drawn in the overlay
-let charBox = null; // the editor's character cell, measured once
 
 function spanToRange(src, span) {
   // 1-based line/column counting code points; end_column is exclusive.
@@ -117,22 +116,38 @@ export function renderError() {
 export { buildValueFields } from "./values.js";
 
 // The node whose source span is innermost at the mouse position in the editor.
-function nodeAtPoint(ta, ev) {
-  if (!charBox) {
-    const probe = document.createElement("span");
-    const cs = getComputedStyle(ta);
-    probe.style.font = cs.font;
-    probe.style.position = "absolute";
-    probe.style.visibility = "hidden";
-    probe.style.whiteSpace = "pre";
-    probe.textContent = "0".repeat(40);
-    document.body.append(probe);
-    charBox = { w: probe.getBoundingClientRect().width / 40, h: parseFloat(cs.lineHeight) || 20, pl: parseFloat(cs.paddingLeft), pt: parseFloat(cs.paddingTop) };
-    probe.remove();
+// The line and column (1-based, code points) under the pointer, read from the highlight
+// overlay, which wraps the text exactly as the textarea does (a textarea does not say where
+// its wrapped lines break): the overlay is hit-tested for a moment in the textarea's place.
+function pointAt(ta, hl, ev) {
+  const was = [ta.style.pointerEvents, hl.style.pointerEvents];
+  ta.style.pointerEvents = "none"; hl.style.pointerEvents = "auto";
+  let node = null, offset = 0;
+  try {
+    if (document.caretPositionFromPoint) {
+      const p = document.caretPositionFromPoint(ev.clientX, ev.clientY);
+      if (p) { node = p.offsetNode; offset = p.offset; }
+    } else if (document.caretRangeFromPoint) {
+      const r = document.caretRangeFromPoint(ev.clientX, ev.clientY);
+      if (r) { node = r.startContainer; offset = r.startOffset; }
+    }
+  } finally { [ta.style.pointerEvents, hl.style.pointerEvents] = was; }
+  if (!node || !hl.contains(node)) return null;
+  if (node.nodeType === 3 && offset > 0) { // the caret falls between characters: which one is under the pointer
+    const r = document.createRange(); r.setStart(node, offset - 1); r.setEnd(node, offset);
+    const b = r.getBoundingClientRect();
+    if (ev.clientX < b.right && ev.clientY >= b.top && ev.clientY <= b.bottom) offset -= 1;
   }
-  const r = ta.getBoundingClientRect();
-  const line = Math.floor((ev.clientY - r.top - charBox.pt + ta.scrollTop) / charBox.h) + 1;
-  const col = Math.floor((ev.clientX - r.left - charBox.pl + ta.scrollLeft) / charBox.w) + 1;
+  const range = document.createRange(); range.setStart(hl, 0); range.setEnd(node, offset);
+  let line = 1, col = 1;
+  for (const ch of range.toString()) { if (ch === "\n") { line++; col = 1; } else col++; }
+  return { line, col };
+}
+
+function nodeAtPoint(ta, ev) {
+  const at = pointAt(ta, $("#editor-hl"), ev);
+  if (!at) return null;
+  const { line, col } = at;
   let best = null, bestLen = Infinity;
   T().trace.nodes.forEach((n) => {
     const s = n.span;

@@ -39,7 +39,8 @@ async function load(name) {
   try {
     const options = {};
     if (state.lesson.options[name]) options[name] = state.lesson.options[name];
-    const resp = await fetch("/api/trace", {
+    // ?lang: a refusal comes back in the page's language (app/errors.py)
+    const resp = await fetch("/api/trace?lang=" + encodeURIComponent(state.lang), {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
       body: JSON.stringify({ source: state.source, values: state.values, accumulate: state.accumulate, order: state.order, lessons: [name], lesson_options: options }),

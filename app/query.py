@@ -267,3 +267,21 @@ def permalink_params(q: PageQuery, *, compress: bool | None = None) -> dict[str,
 
 def permalink(q: PageQuery, path: str = "/", *, compress: bool | None = None) -> str:
     return path + "?" + urlencode(permalink_params(q, compress=compress), safe=QUERY_TABLE["safe"])
+
+
+def raw_plus_in_source(raw_query: bytes) -> bool:
+    """Did the address write a bare `+` in its program (`source=x*y+x`)? A query string reads
+    `+` as a space, so such a program fails in a way its author cannot see: the error says so."""
+    for part in raw_query.split(b"&"):
+        name, _, value = part.partition(b"=")
+        if name == b"source" and b"+" in value:
+            return True
+    return False
+
+
+def with_plus_hint(error: dict[str, Any], raw_query: bytes, hint: str) -> dict[str, Any]:
+    """`error` (an error object) with `hint` after its message when the address wrote a bare
+    `+` in its program; a new dict, the given one (maybe cached) unchanged."""
+    if not raw_plus_in_source(raw_query):
+        return error
+    return {**error, "message": f"{error.get('message', '')} {hint}".strip()}

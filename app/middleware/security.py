@@ -44,7 +44,8 @@ WIDER = {
 
 def content_security_policy(path: str, svg: bool = False) -> str:
     """The CSP of the answer at `path` (an SVG image's own when `svg`)."""
-    ancestors = "*" if path.startswith(EMBEDDABLE) else "'self'"
+    # `*` matches no page opened from disk: notes kept as files frame /embed too (`file:`).
+    ancestors = "* file:" if path.startswith(EMBEDDABLE) else "'self'"
     policy = SVG_POLICY if svg else POLICY
     directives = {**policy, "frame-ancestors": ancestors, **({} if svg else WIDER.get(path, {}))}
     return "; ".join(f"{name} {sources}" for name, sources in directives.items())

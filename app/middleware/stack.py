@@ -10,6 +10,7 @@ from app.config import Settings
 from app.middleware.cache import AnswerCache
 from app.middleware.compress import Compress
 from app.middleware.guard import LoadShedder, RequestDeadline, SizeGuard
+from app.middleware.head import HeadAsGet
 from app.middleware.health import Health
 from app.middleware.last_resort import LastResort
 from app.middleware.security import SecurityHeaders
@@ -21,6 +22,7 @@ def add_middleware(app: FastAPI, settings: Settings) -> None:
     - LastResort: a bug is a 500 with the security headers, and the connection stays open;
     - SecurityHeaders: on every answer (even a 503, 413 or cached one);
     - Health: `/healthz`, inside SecurityHeaders so that the probe's answer carries them too;
+    - HeadAsGet: a HEAD goes in as a GET (guarded, cached, counted as one), its body dropped;
     - SizeGuard: headers, query and body over their limits are refused before any other work,
       and the body is read whole (within body_read_seconds) before the request takes a slot;
     - AnswerCache: the same program again is answered from the worker's memory, already
@@ -50,6 +52,7 @@ def add_middleware(app: FastAPI, settings: Settings) -> None:
         max_header_bytes=settings.max_header_bytes,
         body_read_seconds=settings.body_read_seconds,
     )
+    app.add_middleware(HeadAsGet)
     app.add_middleware(Health)
     app.add_middleware(SecurityHeaders)
     app.add_middleware(LastResort)

@@ -12,7 +12,7 @@ from fastapi.responses import Response
 import engine
 from app import cache
 from app.config import Settings, SettingsDep
-from app.query import QueryError, parse_lang, parse_query
+from app.query import QueryError, parse_lang, parse_query, with_plus_hint
 from app.routes.pages import strings
 from app.schemas import SVG_QUERY, SVG_RESPONSES
 from app.views import collapse_param, max_drawn
@@ -73,7 +73,11 @@ def svg_answer(request: Request, settings: Settings) -> Response:
         )
         trace = result.to_dict()
     except engine.ProgramError as err:
-        return svg_response(error_svg(err.message, err.line, err.column, q.lang), err.status)
+        raw = request.scope.get("query_string", b"")
+        hinted = with_plus_hint(
+            {"message": translate(err.message, q.lang)}, raw, words(q.lang)["hint_plus"]
+        )
+        return svg_response(error_svg(hinted["message"], err.line, err.column, q.lang), err.status)
     step = draw.clamp_step(trace, q.step)
     legend = params.get("legend", "1") not in ("0", "false", "no")
     try:

@@ -24,10 +24,12 @@ from app.query import (
     parse_lang,
     parse_query,
     permalink,
+    with_plus_hint,
 )
 from app.schemas import PAGE_RESPONSES, VIEW_QUERY
 from app.views import ViewAsk, collapse_param, run_view
 from engine import drawing as draw
+from engine.words import words
 from engine.words.messages import translate_error
 from gradtrace.assets import ui_strings
 from gradtrace.script_json import script_safe
@@ -75,7 +77,9 @@ class PageParts:
         return self.params.get("present") == "1"
 
 
-def page_parts(params: dict[str, str], settings: Settings, *, embed: bool) -> PageParts:
+def page_parts(
+    params: dict[str, str], settings: Settings, *, embed: bool, raw_query: bytes = b""
+) -> PageParts:
     """Read the address and make the view of the program it names."""
     lang = parse_lang(params.get("lang"))
     query: PageQuery | None = None
@@ -93,6 +97,8 @@ def page_parts(params: dict[str, str], settings: Settings, *, embed: bool) -> Pa
         view = run_view(ask, settings)
     except QueryError as err:
         view = {"error": translate_error(err.to_dict()["error"], lang), "status": err.status}
+    if "error" in view:  # a bare `+` in the address's program: say how to write it
+        view = {**view, "error": with_plus_hint(view["error"], raw_query, words(lang)["hint_plus"])}
     source = query.source if query else params.get("source", "")
     # The editor shows the program, but never more of it than a program may hold: a page
     # opened at an over-long address does not echo it back in full.
@@ -169,7 +175,8 @@ def page_context(p: PageParts) -> dict[str, Any]:
 
 def _page(request: Request, template: str, *, embed: bool, settings: Settings) -> Response:
     """The page, under the security headers of its address (app/middleware/security.py)."""
-    parts = page_parts(dict(request.query_params), settings, embed=embed)
+    raw = request.scope.get("query_string", b"")
+    parts = page_parts(dict(request.query_params), settings, embed=embed, raw_query=raw)
     context = page_context(parts)
     return templates.TemplateResponse(request=request, name=template, context=context)
 

@@ -1,4 +1,5 @@
-/* Sharing: copy the permalink or an <iframe> embed code, download the step as SVG or PNG. */
+/* Sharing: copy the permalink, an <iframe> embed code, an <img> of the step or its Markdown
+ * image line, download the step as SVG or PNG. */
 import { $, on } from "./dom.js";
 import { t } from "./i18n.js";
 import { state } from "./store.js";
@@ -54,6 +55,16 @@ async function download(kind) {
   img.src = blobUrl;
 }
 
+// The step on show as an image address (/api/svg) and the words it is described by.
+async function imageOfStep() {
+  await ensureCompressed();
+  const src = location.origin + "/api/svg?" + queryPairs({ backwardOnly: true, noPresent: true });
+  const first = (state.source || "").split("\n")[0].slice(0, 60);
+  return { src, alt: "gradtrace: " + first + " (step " + state.step + ")" };
+}
+
+const attr = (s) => s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;");
+
 function saveBlob(blob, filename) {
   const a = document.createElement("a");
   a.href = URL.createObjectURL(blob);
@@ -73,6 +84,14 @@ export function wireShare() {
     const code = '<iframe src="' + src.replace(/&/g, "&amp;").replace(/"/g, "&quot;") + '" width="' + w + '" height="' + h +
       '" title="gradtrace" loading="lazy" style="border:1px solid #d0d7de;border-radius:6px"></iframe>';
     copyText(code);
+  });
+  on("#copy-img", "click", async () => {
+    const { src, alt } = await imageOfStep();
+    copyText('<img src="' + attr(src) + '" alt="' + attr(alt) + '">');
+  });
+  on("#copy-markdown", "click", async () => {
+    const { src, alt } = await imageOfStep();
+    copyText("![" + alt.replace(/[\\\[\]]/g, "\\$&") + "](" + src.replace(/[()]/g, (c) => "%" + c.charCodeAt(0).toString(16).toUpperCase()) + ")");
   });
   on("#download-svg", "click", () => download("svg"));
   on("#download-png", "click", () => download("png"));

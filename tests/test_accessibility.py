@@ -16,6 +16,7 @@ import pytest
 import engine
 from engine.drawing.style import STYLE
 from engine.drawing.svg import svg_name
+from tests.browser_kit import wait_js, watched_page
 
 SIMPLE = "/?source=x*y%2Bx&values=x=2,y=3"
 NEURON = "x1 = 2.0\nx2 = 0.0\nw1 = -3.0\nw2 = 1.0\nb = 6.88\nn = x1*w1 + x2*w2 + b\no = tanh(n)"
@@ -73,18 +74,8 @@ def test_the_drawing_is_named_by_its_program_and_step_in_its_language():
 @pytest.fixture
 def page(browser: Any, base_url: str) -> Iterator[Any]:
     """A page whose CSP lets axe-core's script in (the page's own script-src is 'self')."""
-    context = browser.new_context(viewport={"width": 1280, "height": 800}, bypass_csp=True)
-    errors: list[str] = []
-    p = context.new_page()
-    p.on("console", lambda m: errors.extend([m.text] if m.type == "error" else []))
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    yield p
-    context.close()
-    assert not errors, f"console errors: {errors}"
-
-
-def wait_js(page: Any, expr: str, timeout: float = 8.0) -> Any:
-    return page.wait_for_function(f"() => ({expr})", timeout=timeout * 1000).json_value()
+    with watched_page(browser, viewport={"width": 1280, "height": 800}, bypass_csp=True) as p:
+        yield p
 
 
 def open_at(page: Any, base_url: str, path: str) -> None:

@@ -18,6 +18,7 @@ import httpx
 import pytest
 
 from bench.chromium import have_chromium
+from tests.browser_kit import wait_js  # noqa: F401 (other browser tests import it from here)
 
 pytestmark = pytest.mark.browser
 
@@ -109,12 +110,6 @@ def current_row(page: Any) -> dict[str, str]:
 
 def step_param(page: Any) -> str | None:
     return (parse_qs(urlsplit(page.url).query).get("step") or [None])[0]
-
-
-def wait_js(page: Any, expr: str, timeout: float = 8.0) -> Any:
-    """Wait until a JS expression is truthy. The function form matters: Playwright evaluates a
-    bare expression string with eval(), which the page's CSP (script-src 'self') forbids."""
-    return page.wait_for_function(f"() => ({expr})", timeout=timeout * 1000).json_value()
 
 
 def wait_step(page: Any, k: int) -> None:

@@ -16,6 +16,7 @@ from urllib.parse import quote
 import pytest
 
 from bench.chromium import have_chromium
+from tests.browser_kit import wait_js, watch_errors
 
 pytestmark = pytest.mark.browser
 
@@ -49,11 +50,6 @@ BOXES = """() => {
 }"""
 
 
-def wait_js(page: Any, expr: str, timeout: float = 8.0) -> Any:
-    """Wait until a JS expression is truthy (the function form: the CSP forbids eval)."""
-    return page.wait_for_function(f"() => ({expr})", timeout=timeout * 1000).json_value()
-
-
 @pytest.fixture
 def opened(browser: Any, base_url: str) -> Iterator[Any]:
     """open(path, **context options) -> page; every page is checked for console errors."""
@@ -63,14 +59,7 @@ def opened(browser: Any, base_url: str) -> Iterator[Any]:
     def open_page(path: str, **options: Any) -> Any:
         context = browser.new_context(**options)
         contexts.append(context)
-        page = context.new_page()
-
-        def console(m: Any) -> None:
-            if m.type == "error":
-                errors.append(m.text)
-
-        page.on("console", console)
-        page.on("pageerror", lambda e: errors.append(str(e)))
+        page = watch_errors(context.new_page(), errors)
         page.goto(base_url + path)
         wait_js(page, "window.gradtrace !== undefined && document.querySelector('#graph svg')")
         page.wait_for_timeout(100)  # the ResizeObserver's refit, if the scroll bar came

@@ -16,6 +16,8 @@ import httpx
 import pytest
 
 from bench.programs import mlp_program
+from tests import browser_kit
+from tests.browser_kit import watched_page
 
 pytestmark = pytest.mark.browser
 
@@ -26,24 +28,13 @@ STEP_BOUND_MS = 500  # a step takes ~10-30 ms; a view rebuilt per step took 1.2-
 
 @pytest.fixture
 def page(browser: Any, base_url: str) -> Iterator[Any]:
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    errors: list[str] = []
-    p = context.new_page()
-
-    def console(m: Any) -> None:
-        if m.type == "error":
-            errors.append(m.text)
-
-    p.on("console", console)
-    p.on("pageerror", lambda e: errors.append(str(e)))
-    yield p
-    context.close()
-    assert not errors, f"console errors: {errors}"
+    with watched_page(browser, viewport={"width": 1280, "height": 900}) as p:
+        yield p
 
 
 def wait_js(page: Any, expr: str, timeout: float = 30.0) -> Any:
-    """Wait until a JS expression is truthy (the function form: the CSP forbids eval)."""
-    return page.wait_for_function(f"() => ({expr})", timeout=timeout * 1000).json_value()
+    """browser_kit.wait_js, with the longer wait a 247-node MLP's first answer may need."""
+    return browser_kit.wait_js(page, expr, timeout)
 
 
 def open_lesson(page: Any, base_url: str, source: str, lesson: str) -> None:

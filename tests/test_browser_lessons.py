@@ -13,6 +13,8 @@ from urllib.parse import quote
 
 import pytest
 
+from tests.browser_kit import wait_js
+
 pytestmark = pytest.mark.browser
 
 
@@ -39,11 +41,6 @@ def page(browser: Any, url: str) -> Iterator[Any]:
     context.close()
     assert not errors, f"console errors: {errors}"
     assert not foreign, f"requests to another origin: {foreign}"
-
-
-def wait_js(page: Any, expr: str, timeout: float = 8.0) -> Any:
-    """Wait until a JS expression is truthy (the function form: the CSP forbids eval)."""
-    return page.wait_for_function(f"() => ({expr})", timeout=timeout * 1000).json_value()
 
 
 def open_lesson(

@@ -12,7 +12,7 @@ from fastapi.responses import Response
 import engine
 from app import cache
 from app.config import Settings, SettingsDep
-from app.query import QueryError, parse_lang, parse_query, with_plus_hint
+from app.query import QueryError, parse_lang, parse_query, raw_plus_in_source
 from app.routes.pages import strings
 from app.schemas import SVG_QUERY, SVG_RESPONSES
 from app.views import collapse_param, max_drawn
@@ -30,11 +30,16 @@ def svg_response(svg: str, status: int = 200, headers: dict[str, str] | None = N
 
 
 def error_svg(
-    message: str, line: int | None = None, column: int | None = None, lang: str = "en"
+    message: str,
+    line: int | None = None,
+    column: int | None = None,
+    lang: str = "en",
+    hint: str = "",
 ) -> str:
-    """A picture of an error message, in `lang`, with where in the program it is."""
+    """A picture of an error message, in `lang`, with where in the program it is and `hint`
+    after it."""
     where = words(lang)["svg_error_at"].format(line=line, column=column) if line else None
-    lines = wrap(translate(message, lang), 80)
+    lines = wrap(f"{translate(message, lang)} {hint}".strip(), 80)
     return draw.message_svg("gradtrace: " + lines[0], ([where] if where else []) + lines[1:])
 
 
@@ -73,11 +78,9 @@ def svg_answer(request: Request, settings: Settings) -> Response:
         )
         trace = result.to_dict()
     except engine.ProgramError as err:
-        raw = request.scope.get("query_string", b"")
-        hinted = with_plus_hint(
-            {"message": translate(err.message, q.lang)}, raw, words(q.lang)["hint_plus"]
-        )
-        return svg_response(error_svg(hinted["message"], err.line, err.column, q.lang), err.status)
+        plus = raw_plus_in_source(request.scope.get("query_string", b""))
+        hint = words(q.lang)["hint_plus"] if plus else ""  # `x*y+x`: say to write %2B
+        return svg_response(error_svg(err.message, err.line, err.column, q.lang, hint), err.status)
     step = draw.clamp_step(trace, q.step)
     legend = params.get("legend", "1") not in ("0", "false", "no")
     try:

@@ -8,10 +8,12 @@ marks (the page restyles it per step); an int draws that step's marks, with the 
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any
 
 from engine.drawing.cells import box_width, font, room, room_for
@@ -58,10 +60,13 @@ class Drawing:
     drawn: int = 0
 
 
-def strings(lang: str) -> dict[str, str]:
-    """The drawing's words in `lang` (``zh``, else English): engine/words' `svg_…` keys."""
+@functools.lru_cache(maxsize=4)
+def strings(lang: str) -> Mapping[str, str]:
+    """The drawing's words in `lang` (``zh``, else English): engine/words' `svg_…` keys, picked
+    out once per language (every drawing asks)."""
     table = words(lang)
-    return {key[len("svg_") :]: text for key, text in table.items() if key.startswith("svg_")}
+    picked = {key[len("svg_") :]: text for key, text in table.items() if key.startswith("svg_")}
+    return MappingProxyType(picked)
 
 
 def check_size(trace: Mapping[str, Any], max_nodes: int = MAX_DRAWN_NODES, hidden: int = 0) -> None:

@@ -17,6 +17,7 @@ from engine.program import run
 from engine.tracing.table import format_number, grad_table
 from gradtrace.errors import ExportError
 from gradtrace.files import Program, all_steps, step_image, write_if_changed
+from gradtrace.reveal.commands import add_commands, run_command
 from gradtrace.standalone import standalone_html
 from gradtrace.tables import table_html, table_markdown
 
@@ -70,6 +71,7 @@ examples:
   gradtrace render @neuron.txt --table md -o table.md  the grad table for Markdown notes
   gradtrace render @neuron.txt --html neuron.html      the interactive stepper in one file
                                                       (opens from disk, works offline)
+  gradtrace reveal @neuron.txt --deck -o deck.html     a reveal.js deck: a fragment per step
 
 The same program and options give byte-identical files, and a file whose bytes did not
 change is not rewritten, so notes under version control do not churn.
@@ -152,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     _add_render_options(r)
+    add_commands(sub)  # reveal (slides) and quarto (the shortcode's output)
     return parser
 
 
@@ -324,6 +327,8 @@ def render(args: argparse.Namespace) -> None:
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; the exit status (0 done, 1 an export or a file failed, 2 bad input)."""
     args = build_parser().parse_args(argv)
+    if args.command in ("reveal", "quarto"):
+        return run_command(args, read_program)
     try:
         if args.command == "render":
             try:

@@ -1,7 +1,9 @@
 /* Sharing: copy the permalink, an <iframe> embed code, an <img> of the step or its Markdown
- * image line, download the step as SVG or PNG. */
+ * image line, the Sphinx directive, MyST fence or MkDocs fence that draws it at build time,
+ * download the step as SVG or PNG. */
 import { $, on } from "./dom.js";
 import { t } from "./i18n.js";
+import { mkdocsFence, mystFence, rstDirective } from "./snippets.js";
 import { state } from "./store.js";
 import { ensureCompressed, queryPairs } from "./url.js";
 
@@ -74,6 +76,31 @@ function saveBlob(blob, filename) {
   setTimeout(() => { URL.revokeObjectURL(a.href); a.remove(); }, 1000);
 }
 
+// The build-time snippets' buttons, after the Markdown image's (made here when the page's
+// markup has none; data-i18n words them again when the language changes).
+const SNIPPETS = [
+  ["copy-rst", "copy_rst", rstDirective],
+  ["copy-myst", "copy_myst", mystFence],
+  ["copy-mkdocs", "copy_mkdocs", mkdocsFence],
+];
+
+function wireSnippets() {
+  let after = $("#copy-markdown");
+  if (!after) return;
+  SNIPPETS.forEach(([id, key, make]) => {
+    let button = $("#" + id);
+    if (!button) {
+      button = document.createElement("button");
+      button.type = "button";
+      button.id = id;
+      button.dataset.i18n = key;
+      button.textContent = t(key);
+      after.after(button);
+    }
+    after = button;
+    on(button, "click", () => copyText(make(state)));
+  });
+}
 
 export function wireShare() {
   on("#copy-link", "click", async () => copyText(await permalinkUrl("/")));
@@ -95,4 +122,5 @@ export function wireShare() {
   });
   on("#download-svg", "click", () => download("svg"));
   on("#download-png", "click", () => download("png"));
+  wireSnippets();
 }

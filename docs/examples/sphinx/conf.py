@@ -1,53 +1,15 @@
-"""Sphinx configuration for course notes whose gradtrace diagrams are made at build time.
+"""Sphinx configuration for course notes whose gradtrace figures are drawn at build time.
 
-    pip install sphinx gradtrace      (gradtrace from its checkout: scripts/setup serve)
+    pip install sphinx myst-parser gradtrace   (gradtrace from its checkout: scripts/setup)
     sphinx-build -b html . _build/html
 
-On `config-inited` (before any page is read, and before Sphinx checks html_extra_path) each
-program in programs/*.txt (gradtrace's language; .txt so that no Python formatter rewrites
-x*y, which would change its label) becomes, in _generated/: NAME-step-00.svg, … (every step),
-NAME-table.html (the grad table) and pages/NAME.html (the interactive stepper in one file,
-copied to the site's root by html_extra_path). gradtrace rewrites a file only when its bytes
-change, so incremental builds stay incremental.
+`gradtrace.sphinx` adds the `.. gradtrace::` directive (index.rst); with `myst_parser` the
+same directive is a ```{gradtrace} fence in Markdown pages (myst.md). The figures go to the
+build's _images/ under names made from their content, so rebuilding changes no byte.
 """
-
-from __future__ import annotations
-
-import subprocess
-from pathlib import Path
 
 project = "Backpropagation, step by step"
 author = "Course staff"
+extensions = ["myst_parser", "gradtrace.sphinx"]
 html_theme = "alabaster"
-exclude_patterns = ["_build", "_generated", "programs"]
-html_extra_path = ["_generated/pages"]
-
-HERE = Path(__file__).resolve().parent
-GENERATED = HERE / "_generated"
-
-
-def make_diagrams(app, config) -> None:
-    for program in sorted((HERE / "programs").glob("*.txt")):
-        name = program.stem
-        subprocess.run(
-            [
-                "gradtrace",
-                "render",
-                f"@{program}",
-                "--all-steps",
-                str(GENERATED),
-                "--prefix",
-                f"{name}-step",
-                "--html",
-                str(GENERATED / "pages" / f"{name}.html"),
-                "--table",
-                "html",
-                "-o",
-                str(GENERATED / f"{name}-table.html"),
-            ],
-            check=True,
-        )
-
-
-def setup(app):
-    app.connect("config-inited", make_diagrams)
+exclude_patterns = ["_build"]

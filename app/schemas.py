@@ -134,12 +134,19 @@ PAGE_PARAMETERS: list[dict[str, Any]] = [
         "it in full; absent: collapsed when the graph has more than 200 nodes.",
     ),
 ]
+_LAYOUT = _query(
+    "layout",
+    "`lr` (inputs on the left, the default) or `tb` (inputs on top); on the page, `auto` (or "
+    "absent) lets presentation mode draw the one that fits its box larger.",
+)
 VIEW_PARAMETERS: list[dict[str, Any]] = PAGE_PARAMETERS + [
     _query("fwd", "A position in the forward pass, when stepping it."),
     _query("present", "`1`: presentation mode."),
+    _LAYOUT,
 ]
 SVG_PARAMETERS: list[dict[str, Any]] = PAGE_PARAMETERS + [
     _query("legend", "`0` draws no legend."),
+    _LAYOUT,
 ]
 # The routes' `openapi_extra`: the parameters each reads itself.
 TRACE_QUERY = {"parameters": PAGE_PARAMETERS}

@@ -27,7 +27,8 @@ class ViewAsk:
     has no such free name (the page keeps the fields a student filled in while they edit).
     `collapse`: draw a long unrolled loop as its first and last iterations and a box (True),
     in full (False), or as draw.wants_collapse decides (None: collapsed past
-    draw.AUTO_COLLAPSE_NODES nodes); a loop too large to draw in full is collapsed anyway."""
+    draw.AUTO_COLLAPSE_NODES nodes); a loop too large to draw in full is collapsed anyway.
+    `layout`: the drawing's direction, ``lr`` (inputs on the left) or ``tb`` (on top)."""
 
     source: str
     values: dict[str, Any] | None = None
@@ -36,6 +37,7 @@ class ViewAsk:
     keep_values: bool = False
     collapse: bool | None = None
     lang: str = "en"
+    layout: str = "lr"
 
 
 def run_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
@@ -55,6 +57,12 @@ def collapse_param(value: str | None) -> bool | None:
     """`collapse=1` asks for a long loop collapsed, `collapse=0` for it in full; without it the
     drawing decides (draw.wants_collapse)."""
     return {"1": True, "0": False}.get(value or "")
+
+
+def layout_param(value: str | None) -> str:
+    """`layout=tb` draws inputs on top; anything else (`lr`, `auto`, absent) draws them on the
+    left. `auto` is the page's to decide (static/js/layout.js): it asks for each direction."""
+    return "tb" if (value or "").strip().lower() == "tb" else "lr"
 
 
 def kept_values(ask: ViewAsk, settings: Settings) -> tuple[dict[str, Any], list[str]]:
@@ -104,6 +112,7 @@ def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
             collapse=ask.collapse,
             max_nodes=max_drawn(settings),
             lang=ask.lang,
+            rankdir="TB" if ask.layout == "tb" else "LR",
             timeout=limits.max_layout_seconds,
         )
     except draw.DrawError as err:

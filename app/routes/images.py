@@ -15,7 +15,7 @@ from app.config import Settings, SettingsDep
 from app.query import QueryError, parse_lang, parse_query, raw_plus_in_source
 from app.routes.pages import strings
 from app.schemas import SVG_QUERY, SVG_RESPONSES
-from app.views import collapse_param, max_drawn
+from app.views import collapse_param, layout_param, max_drawn
 from engine import drawing as draw
 from engine.words import words
 from engine.words.messages import translate
@@ -91,6 +91,7 @@ def svg_answer(request: Request, settings: Settings) -> Response:
             collapse=collapse_param(params.get("collapse")),
             lang=q.lang,
             legend=legend,
+            rankdir="TB" if layout_param(params.get("layout")) == "tb" else "LR",
             max_nodes=max_drawn(settings),
             timeout=limits.max_layout_seconds,
         )

@@ -27,7 +27,7 @@ from app.query import (
     with_plus_hint,
 )
 from app.schemas import PAGE_RESPONSES, VIEW_QUERY
-from app.views import ViewAsk, collapse_param, run_view
+from app.views import ViewAsk, collapse_param, layout_param, run_view
 from engine import drawing as draw
 from engine.words import words
 from engine.words.messages import translate_error
@@ -76,6 +76,12 @@ class PageParts:
     def present(self) -> bool:
         return self.params.get("present") == "1"
 
+    @property
+    def layout(self) -> str | None:
+        """The direction the address asks for, or None (`auto`, or none asked)."""
+        asked = (self.params.get("layout") or "").strip().lower()
+        return asked if asked in ("lr", "tb") else None
+
 
 def page_parts(
     params: dict[str, str], settings: Settings, *, embed: bool, raw_query: bytes = b""
@@ -93,6 +99,7 @@ def page_parts(
             query.order,
             collapse=collapse_param(params.get("collapse")),
             lang=lang,
+            layout=layout_param(params.get("layout")),
         )
         view = run_view(ask, settings)
     except QueryError as err:
@@ -128,6 +135,8 @@ def page_state(p: PageParts) -> dict[str, Any]:
             "fwd": p.query.fwd if p.query else None,
             "lang": p.lang,
             "present": p.present,
+            # None: the page picks the direction (static/js/layout.js); lr or tb: that one.
+            "layout": p.layout,
             "collapse": collapse_param(p.params.get("collapse")),
         },
         "trace": view.get("trace"),

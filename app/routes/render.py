@@ -17,6 +17,7 @@ from app.schemas import JSON_ERRORS, NestedNumbers
 from app.views import ViewAsk, run_view
 
 router = APIRouter()
+LAYOUTS = ("lr", "tb")  # a drawing is in one direction; `auto` is the page's choice of these
 
 
 class RenderRequest(BaseModel):
@@ -31,14 +32,17 @@ class RenderRequest(BaseModel):
     keep_values: bool = False
     collapse: bool | None = None  # None: collapse a long loop past draw.AUTO_COLLAPSE_NODES
     lang: str = "en"
+    layout: str = "lr"  # the drawing's direction: lr (inputs on the left) or tb (on top)
 
 
 @router.post("/api/render", responses=JSON_ERRORS)
 def api_render(body: Annotated[RenderRequest, Body()], settings: SettingsDep) -> Response:
     """The page's re-run: {trace, contrast, svg, draw_error, values, dropped}, or {error, status}
     when the program cannot run (the status /api/trace would give, 400 or 413)."""
-    if body.accumulate not in ACCUMULATE or body.order not in ORDERS:
-        err = QueryError("accumulate is add|assign and order is dfs|kahn", "options", 422)
+    if body.accumulate not in ACCUMULATE or body.order not in ORDERS or body.layout not in LAYOUTS:
+        err = QueryError(
+            "accumulate is add|assign, order is dfs|kahn and layout is lr|tb", "options", 422
+        )
         return JSONResponse(err.to_dict(), status_code=422)
     return cache.keep_if(*render_answer(body, settings))  # app/middleware/cache.py keeps it
 

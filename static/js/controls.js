@@ -6,6 +6,7 @@ import { buildValueFields, renderError } from "./editor.js";
 import { announce, sentence } from "./explain.js";
 import { fitGraph } from "./graph.js";
 import { t } from "./i18n.js";
+import { wireLayout } from "./layout.js";
 import { scheduleRun } from "./run.js";
 import { setState, state } from "./store.js";
 import { buildTable } from "./table.js";
@@ -49,14 +50,25 @@ export function renderControls() {
   if (graph) graph.classList.toggle("stale", state.stale);
   const note = $("#stale-note");
   if (note) note.hidden = !state.stale;
-  document.body.classList.toggle("present", state.present);
-  document.body.classList.toggle("show-editor", state.showEditor);
-  const pb = $("#present-btn");
-  if (pb) { pb.setAttribute("aria-pressed", state.present ? "true" : "false"); pb.dataset.i18n = state.present ? "present_exit" : "present"; }
-  const eb = $("#editor-btn");
-  if (eb) eb.setAttribute("aria-pressed", state.showEditor ? "true" : "false");
+  renderPresent();
   const acc = $("#accumulate"); if (acc && acc.value !== state.accumulate) acc.value = state.accumulate;
   const ord = $("#order"); if (ord && ord.value !== state.order) ord.value = state.order;
+}
+
+// Presentation's two switches say what a press does next: "Exit presentation" whenever the
+// mode is on (a link with present=1 too), "Show editor" / "Hide editor".
+function renderPresent() {
+  document.body.classList.toggle("present", state.present);
+  document.body.classList.toggle("show-editor", state.showEditor);
+  const label = (sel, pressed, key) => {
+    const b = $(sel);
+    if (!b) return;
+    b.setAttribute("aria-pressed", pressed ? "true" : "false");
+    b.dataset.i18n = key;
+    if (b.textContent !== t(key)) b.textContent = t(key);
+  };
+  label("#present-btn", state.present, state.present ? "present_exit" : "present");
+  label("#editor-btn", state.showEditor, state.showEditor ? "present_hide_editor" : "show_editor");
 }
 
 // The collapse box and its note say what is drawn. A loop the server will not draw in full
@@ -115,24 +127,42 @@ function setPlaying(on) {
   }
   setState({ playing: on });
 }
-function isTyping(el) {
-  if (!el) return false;
+// Inputs that are not for typing: a key on them may step.
+const NOT_TYPED = ["button", "checkbox", "radio", "range", "submit", "reset", "image", "color", "file"];
+function isTextField(el) {
+  if (!el || !el.tagName) return false;
   const tag = el.tagName;
-  return tag === "TEXTAREA" || tag === "SELECT" || el.isContentEditable ||
-    (tag === "INPUT" && !["button", "checkbox", "radio"].includes(el.type));
+  return tag === "TEXTAREA" || el.isContentEditable || (tag === "INPUT" && !NOT_TYPED.includes(el.type));
 }
 
-// The keyboard steps the page (unless typing, or on the slider, which steps by itself).
+// What each stepping key does: a clicker sends PageDown/PageUp.
+const STEP_KEYS = {
+  PageDown: 1, ArrowRight: 1, " ": 1,
+  PageUp: -1, ArrowLeft: -1,
+  Home: "first", End: "last",
+};
+
+// The clicker: the stepping keys step wherever the focus is (the slider, a menu, a button, the
+// page) except in a text field, where they type. It listens on window in the capture phase, so
+// it runs before the slider's and the menus' own key handling, and stops it (a menu keeps its
+// value, the slider does not move twice or backwards). Esc in a text field leaves it, so the
+// clicker works again. Space still ticks a box: it has no other key.
 function onKey(ev) {
-  if (ev.altKey || ev.ctrlKey || ev.metaKey || isTyping(ev.target)) return;
-  if (ev.target && ev.target.type === "range") return;
-  const k = ev.key;
-  if (k === "ArrowRight" || k === "PageDown") setPos(pos() + 1);
-  else if (k === "ArrowLeft" || k === "PageUp") setPos(pos() - 1);
-  else if (k === "Home") setPos(0);
-  else if (k === "End") setPos(maxPos());
-  else return;
+  if (ev.altKey || ev.ctrlKey || ev.metaKey || ev.isComposing) return;
+  const el = ev.target;
+  if (isTextField(el)) {
+    if (ev.key === "Escape") el.blur();
+    return;
+  }
+  const move = STEP_KEYS[ev.key];
+  if (move === undefined) return;
+  if (ev.key === " " && el && el.tagName === "INPUT" && (el.type === "checkbox" || el.type === "radio")) return;
   ev.preventDefault();
+  ev.stopPropagation();
+  if (!T()) return;
+  if (move === "first") setPos(0);
+  else if (move === "last") setPos(maxPos());
+  else setPos(pos() + move);
 }
 
 function wireStepper() {
@@ -150,7 +180,7 @@ function wireStepper() {
     const onFwd = ev.target.checked;
     setState({ forwardMode: onFwd, fwd: onFwd ? 0 : null, step: onFwd ? 0 : state.step });
   });
-  document.addEventListener("keydown", onKey);
+  window.addEventListener("keydown", onKey, { capture: true });
 }
 
 // A change of option or example runs the program again.
@@ -185,10 +215,16 @@ function wireChrome() {
       }
     } catch (e) { /* full screen is a nicety */ }
     setState({ present, showEditor: false });
-    renderedLang = null; renderLang(); // the button's words changed
     requestAnimationFrame(fitGraph);
   });
-  on("#editor-btn", "click", () => { setState({ showEditor: !state.showEditor }); requestAnimationFrame(fitGraph); });
+  on("#editor-btn", "click", () => {
+    const show = !state.showEditor;
+    const ta = $("#source");
+    if (!show && ta && document.activeElement === ta) ta.blur(); // its keys step again
+    setState({ showEditor: show });
+    requestAnimationFrame(fitGraph);
+  });
+  wireLayout();
 }
 
 export function wireControls() {

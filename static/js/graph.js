@@ -1,6 +1,8 @@
 /* The drawing's box: the laid-out SVG (Graphviz's, from the server), its elements found once,
  * and its view: zoom and pan by moving the viewBox; fit shows all of it, small graphs scaled up
- * only so far.
+ * only so far. Presented beside the controls, the box fills the screen's free height whatever
+ * it holds (and may scale up further), so the two directions of a drawing compare in it
+ * (layout.js).
  * graph_style.js restyles it for each step; graph_input.js wires the mouse and touch. */
 import { EMBED, FIT_CONTENT } from "./boot.js";
 import { $, $$ } from "./dom.js";
@@ -21,7 +23,10 @@ export function prepareSvg() {
   svg.removeAttribute("height");
   svg.setAttribute("preserveAspectRatio", "xMidYMid meet");
   svg.setAttribute("role", "img");
-  const vb = (svg.getAttribute("viewBox") || "0 0 100 100").split(/[\s,]+/).map(Number);
+  // The laid-out size, kept on the element: the view moves its viewBox, and a drawing put
+  // back in the box (the other direction, layout.js) is prepared again.
+  if (!svg.dataset.base) svg.dataset.base = svg.getAttribute("viewBox") || "0 0 100 100";
+  const vb = svg.dataset.base.split(/[\s,]+/).map(Number);
   const nodes = {};
   $$("g.node", svg).forEach((g) => {
     const id = g.id;
@@ -42,17 +47,29 @@ export function prepareSvg() {
     const head = g.querySelector("text");
     boxes[g.id] = { g, head, text: head ? head.textContent.replace(/^▶ /, "") : "" };
   });
-  drawing = { svg, nodes, edges, boxes, hasBoxes: Object.keys(boxes).length > 0, base: { x: vb[0], y: vb[1], w: vb[2], h: vb[3] }, view: null, userZoom: false };
+  const layout = svg.querySelector("g.graph.tb") ? "tb" : "lr"; // engine/drawing/dot.py's class
+  drawing = { svg, nodes, edges, boxes, hasBoxes: Object.keys(boxes).length > 0, base: { x: vb[0], y: vb[1], w: vb[2], h: vb[3] }, view: null, userZoom: false, layout };
   fitGraph();
 }
 
-export function replaceSvg(svgText) {
-  const host = $("#graph");
-  if (!svgText) { host.textContent = ""; drawing = null; return; }
+// An SVG text as an element of this page, or null when it is not one.
+export function parseSvg(svgText) {
+  if (!svgText) return null;
   const doc = new DOMParser().parseFromString(svgText, "image/svg+xml");
   const svg = doc.documentElement;
-  if (!svg || svg.nodeName !== "svg" || doc.querySelector("parsererror")) { host.textContent = ""; drawing = null; return; }
-  host.replaceChildren(document.importNode(svg, true));
+  if (!svg || svg.nodeName !== "svg" || doc.querySelector("parsererror")) return null;
+  return document.importNode(svg, true);
+}
+
+export function replaceSvg(svgText) {
+  showSvg(parseSvg(svgText));
+}
+
+// Put a drawing (an element from parseSvg, or one shown before) in the box.
+export function showSvg(svg) {
+  const host = $("#graph");
+  if (!svg) { host.textContent = ""; drawing = null; return; }
+  host.replaceChildren(svg);
   prepareSvg();
 }
 
@@ -70,8 +87,19 @@ export function showDrawError(err) {
 }
 
 const MAX_SCALE = 2.2; // a 4-node graph should not fill a projector screen with one box
+const PRESENT_MAX_SCALE = 3; // ... but in presentation it may fill more of one
 const MIN_HEIGHT = 112; // px: room for the zoom buttons and a line of small boxes
 const PAD = 8; // px of white round the drawing
+const PRESENT_BOTTOM = 8; // px the presented box leaves under it, above the screen's edge
+// Presentation puts the drawing beside the controls on a landscape screen (app.css has the
+// same query), and above them on a portrait one.
+export const PRESENT_SIDE = "(min-width: 761px) and (min-aspect-ratio: 1/1)";
+
+const maxScale = () => (state.present ? PRESENT_MAX_SCALE : MAX_SCALE);
+
+export function presentSide() {
+  return state.present && !EMBED && window.matchMedia(PRESENT_SIDE).matches;
+}
 
 // The margins the fitted drawing keeps inside the box: the zoom buttons sit over its top edge.
 function margins(host) {
@@ -80,9 +108,38 @@ function margins(host) {
   return { l: PAD, r: PAD, t: Math.max(PAD, top), b: PAD };
 }
 
+// The presented box's height: beside the controls, to the foot of the screen; above them (a
+// phone), at most a share of it. The same whatever the drawing, so two drawings compare in it.
+function presentHeight(host) {
+  if (!presentSide()) return Math.round(window.innerHeight * 0.6);
+  const top = host.getBoundingClientRect().top + window.scrollY;
+  return Math.max(MIN_HEIGHT, Math.round(window.innerHeight - top - PRESENT_BOTTOM));
+}
+
+// The box's height for a drawing: the room it has, or (not beside the controls) what the
+// drawing needs of it at the scale that fits, so no blank is left under a wide, flat graph.
+function boxHeight(host, aw, m) {
+  const b = drawing.base;
+  if (presentSide()) return presentHeight(host);
+  const most = state.present ? presentHeight(host) : FIT_CONTENT ? 640 : window.innerHeight * (window.innerWidth <= 760 ? 0.55 : 0.62);
+  const scale = Math.min(aw / b.w, maxScale(), Math.max(1, most - m.t - m.b) / b.h);
+  return Math.round(Math.max(MIN_HEIGHT, b.h * scale + m.t + m.b));
+}
+
+// The scale at which a drawing of `size` ({w, h}) fits the box in full (what fitGraph shows).
+export function fitScale(size) {
+  const host = $("#graph");
+  if (!host) return 0;
+  const m = margins(host);
+  const aw = Math.max(40, (host.clientWidth || 600) - m.l - m.r);
+  const ch = state.present && !EMBED ? presentHeight(host) : host.clientHeight || 400;
+  const ah = Math.max(40, ch - m.t - m.b);
+  return Math.min(aw / size.w, ah / size.h, maxScale());
+}
+
 // The whole drawing in the box on first sight, at any width: scaled down to fit, and up to
 // MAX_SCALE. On the page the box is as tall as the drawing needs at that scale (within a share
-// of the screen), so no blank is left under a wide, flat graph.
+// of the screen), so no blank is left under a wide, flat graph; presented, it fills the screen.
 export function fitGraph() {
   if (!drawing) return;
   const host = $("#graph");
@@ -90,15 +147,10 @@ export function fitGraph() {
   const b = drawing.base;
   const m = margins(host);
   const aw = Math.max(40, cw - m.l - m.r);
-  if (!EMBED) {
-    const share = state.present ? 0.72 : window.innerWidth <= 760 ? 0.55 : 0.62;
-    const most = FIT_CONTENT ? 640 : window.innerHeight * share;
-    const scale = Math.min(aw / b.w, MAX_SCALE, Math.max(1, most - m.t - m.b) / b.h);
-    host.style.height = Math.round(Math.max(MIN_HEIGHT, b.h * scale + m.t + m.b)) + "px";
-  }
+  if (!EMBED) host.style.height = boxHeight(host, aw, m) + "px";
   const ch = host.clientHeight || 400;
   const ah = Math.max(40, ch - m.t - m.b);
-  const scale = Math.min(aw / b.w, ah / b.h, MAX_SCALE);
+  const scale = Math.min(aw / b.w, ah / b.h, maxScale());
   drawing.width = cw;
   drawing.view = {
     x: b.x - (m.l + (aw - b.w * scale) / 2) / scale,

@@ -2,7 +2,7 @@
  * is a whole new trace and drawing; the step is kept for an edit of the same program, and a new
  * program opens at its first step. */
 import { STANDALONE } from "./boot.js";
-import { replaceSvg, showDrawError } from "./graph.js";
+import { G, replaceSvg, showDrawError } from "./graph.js";
 import { t } from "./i18n.js";
 import { setState, state, subscribe } from "./store.js";
 
@@ -25,6 +25,7 @@ async function rerun() {
         keep_values: true,
         collapse: state.collapse,
         lang: state.lang,
+        layout: G() ? G().layout : "lr",
       }),
     });
     body = await resp.json();

@@ -15,6 +15,7 @@ export const state = {
   lang: q.lang === "zh" ? "zh" : "en",
   present: !!q.present,
   showEditor: false,
+  layout: q.layout === "lr" || q.layout === "tb" ? q.layout : null, // null: the page picks (layout.js)
   trace: boot.trace,
   contrast: boot.contrast,
   error: boot.error, // {message, line, column, ...} of the program in the editor, or null

@@ -62,6 +62,7 @@ function given(opts) {
     fwd: fwd ? String(state.fwd) : null,
     lang: state.lang,
     present: state.present && !opts.noPresent ? "1" : null,
+    layout: state.layout,
     collapse: state.collapse == null ? null : state.collapse ? "1" : "0",
     lesson: opts.backwardOnly ? null : state.lesson.name,
   };
@@ -90,7 +91,9 @@ export function renderUrl() {
   clearTimeout(urlTimer);
   urlTimer = setTimeout(async () => {
     await ensureCompressed();
-    const url = location.pathname + "?" + queryPairs();
-    if (url !== location.pathname + location.search) history.replaceState(null, "", url);
+    // A class's room=CODE and its instructor's #key=… (static/js/room/) stay in the address.
+    const room = new URLSearchParams(location.search).get("room");
+    const url = location.pathname + "?" + queryPairs() + (room ? "&room=" + enc(room) : "") + location.hash;
+    if (url !== location.pathname + location.search + location.hash) history.replaceState(null, "", url);
   }, 0);
 }

@@ -42,7 +42,9 @@ class Limits:
     # how deeply brackets nest, and how deeply calls, indexes, operators, lists and loops nest
     # inside one another, each counted apart (engine/language/guards.py, check_depth)
     max_depth: int = 64
-    max_statements: int = 2_000  # statements after unrolling
+    max_statements: int = 2_000  # statements run, loops unrolled and calls inlined (each call one)
+    max_call_depth: int = 32  # calls of the program's own functions inside one another
+    max_print_chars: int = 20_000  # characters of printed output kept (the rest is cut)
 
     def with_env(self, prefix: str = "GRADTRACE_") -> Limits:
         """These limits with any `GRADTRACE_MAX_…` environment overrides applied."""

@@ -18,6 +18,7 @@ from engine.errors import ProgramError
 from engine.language.build import Graph, build
 from engine.language.ir import Program
 from engine.language.parse import parse
+from engine.language.printing import lines
 from engine.limits import DEFAULT_LIMITS, Limits
 from engine.tracing.cost import check_trace
 from engine.tracing.record import Trace, trace
@@ -68,6 +69,18 @@ class Run:
         return self.ids[node.seq]
 
     @functools.cached_property
+    def printed(self) -> list[dict[str, Any]]:
+        """What the program's print(…) calls (and `x.grad` lines) show, in the order they ran:
+        `{"line": source line, "text": …}`, grads read from this run's own backward pass,
+        written as the program's library prints (PyTorch's `tensor(4.)`, NumPy's `4.0`)."""
+        return lines(
+            self.graph.printed,
+            self.trace.grad_of,
+            self.graph.torch_mode,
+            self.limits.max_print_chars,
+        )
+
+    @functools.cached_property
     def leaves(self) -> list[Value]:
         """The parameters, in creation order: the nodes a gradient is reported for."""
         return [n for n in self.nodes if n.kind == "leaf"]
@@ -82,7 +95,7 @@ class Run:
             yield self.trace
             return
         with kept_grads(self.nodes):
-            yield traced(self.output, self.nodes, accumulate, order)
+            yield traced(self.output, self.nodes, accumulate, order, self.graph.seed)
 
 
 @contextlib.contextmanager
@@ -111,7 +124,7 @@ def run_program(
     with quiet():  # NumPy's float warnings off once for the build, not per op
         graph = build(program, values, limits)
     numbers = check_trace(graph.nodes, graph.output, limits)  # max_trace_numbers, before backward
-    result = traced(graph.output, graph.nodes, accumulate, order)
+    result = traced(graph.output, graph.nodes, accumulate, order, graph.seed)
     result.free = graph.free
     result.numbers = numbers
     return Run(program, graph, result, limits)
@@ -157,7 +170,7 @@ def contrast(result: Trace) -> dict[str, Any] | None:
         for node in nodes:
             node.grad = None  # as trace() starts: what the output does not reach has none
         try:
-            backward(result.output, accumulate=other, order=result.order)
+            backward(result.output, accumulate=other, order=result.order, seed=result.seed)
         except BackwardError:
             return None
         ids = result.ids()
@@ -178,9 +191,14 @@ def check_options(accumulate: str, order: str) -> None:
         raise ProgramError(f"order is 'dfs' or 'kahn', not {order!r}", code="bad_option")
 
 
-def traced(output: Value, nodes: list[Value], accumulate: str, order: str) -> Trace:
-    """`trace` (a recorded backward pass), a non-finite grad raised as the program's error."""
+def traced(
+    output: Value, nodes: list[Value], accumulate: str, order: str, seed: Any = None
+) -> Trace:
+    """`trace` (a recorded backward pass), a non-finite grad raised as the program's error;
+    `seed` is the output's first grad when the program gave one (L.backward(gradient=v))."""
     try:
+        if seed is not None:
+            return trace(output, nodes, accumulate=accumulate, order=order, seed=seed)
         return trace(output, nodes, accumulate=accumulate, order=order)
     except BackwardError as err:
         raise backward_error(err) from None

@@ -101,8 +101,10 @@ def backward(
     recorder: Recorder | None = None,
     accumulate: str = "add",
     order: str = "dfs",
+    seed: Any = None,
 ) -> list[Value]:
     """Fill `.grad` for every node `root` depends on; returns the topological order used.
+    `seed` is root's first grad (PyTorch's backward(gradient=v)); ones of its shape if None.
 
     `accumulate="assign"` is the classic bug (`=` where `+=` belongs), kept so the page can show
     what goes wrong: each contribution overwrites, even the second edge of `x*x`. Recording is
@@ -112,7 +114,7 @@ def backward(
         raise ValueError(f"accumulate must be one of {ACCUMULATE}, not {accumulate!r}")
     topo = topological_order(root, order)
     with quiet():  # a non-finite grad is reported by name (BackwardError), not as a warning
-        walk(root, topo, ArrayGrads(accumulate == "assign", recorder))
+        walk(root, topo, ArrayGrads(accumulate == "assign", recorder, seed))
     return topo
 
 
@@ -129,11 +131,14 @@ class ArrayGrads:
     `.grad`, checked finite and of their input's shape; `assign` makes `+=` an `=` (the bug the
     page shows); a recorder, when given, is told the order, the seed and every step."""
 
-    __slots__ = ("assign", "recorder", "scalar_step")
+    __slots__ = ("assign", "first", "recorder", "scalar_step")
 
-    def __init__(self, assign: bool = False, recorder: Recorder | None = None) -> None:
+    def __init__(
+        self, assign: bool = False, recorder: Recorder | None = None, seed: Any = None
+    ) -> None:
         self.assign = assign
         self.recorder = recorder
+        self.first = seed
         self.scalar_step: Callable[[Value], bool] | None = _scalar_step(assign, recorder)
 
     def begin(self, topo: list[Value]) -> None:
@@ -148,7 +153,12 @@ class ArrayGrads:
 
     def seed(self, root: Value) -> None:
         data = root.data
-        root.grad = _ONE if type(data) is _F64 or not data.shape else np.ones(data.shape)
+        scalar = type(data) is _F64 or not data.shape
+        if self.first is not None:
+            first: Any = np.array(self.first, dtype=np.float64).reshape(np.shape(data))
+            root.grad = _F64(first) if scalar else first  # type: ignore[assignment]
+        else:
+            root.grad = _ONE if scalar else np.ones(data.shape)
         if self.recorder is not None:
             self.recorder.seed(root)
 

@@ -19,9 +19,12 @@ from engine.autograd.ops import BINARY_FUNCTIONS, OPS, UNARY_FUNCTIONS, OpError
 from engine.autograd.value import Span, Value
 from engine.errors import ProgramError
 from engine.language import ir
+from engine.language.build_names import NamesBuilder
 from engine.language.given import free_names, given_labels, given_value
-from engine.language.nodes import NodeMaker
 from engine.language.positions import source_lines
+from engine.language.printing import Printed
+from engine.language.run_statements import MISSING, RUNTIME_KINDS, StatementRunner
+from engine.language.runtime import ListValue, is_number
 from engine.limits import DEFAULT_LIMITS, Limits, limit_named
 
 
@@ -34,6 +37,10 @@ class Graph:
     free: list[dict[str, Any]] = field(default_factory=list)
     # Each grad(L, x) call: {"output", "wrt", "result", "nodes": the nodes it built, "span"}.
     grads_built: list[dict[str, Any]] = field(default_factory=list)
+    # What print(…) and x.grad showed, as printing.lines writes it out after backward.
+    printed: list[Printed] = field(default_factory=list)
+    seed: np.ndarray | None = None  # L.backward(gradient=v): the output's grad starts as v
+    torch_mode: bool = False  # the program imports torch (printing as PyTorch does)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,8 +57,9 @@ def build(
     return Builder(program, values or {}, limits).run()
 
 
-class Builder(NodeMaker):
-    """Runs a program's statements in order, its loops unrolled, each value a graph node."""
+class Builder(StatementRunner, NamesBuilder):
+    """Runs a program's statements in order, its loops unrolled and its calls inlined, each
+    value a graph node (run_statements.py runs the statements)."""
 
     def __init__(self, program: ir.Program, values: dict[str, Any], limits: Limits) -> None:
         super().__init__(limits, source_lines(program.source))
@@ -66,11 +74,14 @@ class Builder(NodeMaker):
         self.output: Value | None = None
         self.output_alias: str | None = None  # `L` when the output came from `L = h`
         self.grads_built: list[dict[str, Any]] = []
+        self.init_statements()
 
     # --- the run ---------------------------------------------------------------------------
     def run(self) -> Graph:
         free = free_names(self.program, self.values, self.limits)
         self.block(self.program.body, multiplier=1)
+        if self.marked is not None:  # L.backward(): L is the output, whatever came after
+            self.output, self.output_alias = self.marked, None
         if self.output is None:
             raise ProgramError(
                 "the program computes nothing: its last statement must give a value",
@@ -82,66 +93,15 @@ class Builder(NodeMaker):
             # `L = h` as the last word: the output is L, as for a PyTorch user calling
             # L.backward(). A leaf keeps its own name (it names its value and its grad).
             self.output.name = self.output_alias
-        return Graph(self.nodes, self.output, free, self.grads_built)
-
-    def block(self, body: tuple[ir.Stmt, ...], multiplier: int) -> None:
-        for stmt in body:
-            self.statements += 1
-            if self.statements > self.limits.max_statements:
-                raise self.error(
-                    stmt.span,
-                    f"the program runs more than "
-                    f"{self.limits.max_statements:,} statements once its loops "
-                    "are unrolled (max_statements)",
-                    "too_large",
-                    limit="max_statements",
-                )
-            if isinstance(stmt, ir.Assign):
-                self.assign(stmt)
-            elif isinstance(stmt, ir.Output):
-                node = self.expr(stmt.expr)
-                if not isinstance(node, Value):
-                    raise self.error(stmt.span, "the output must be a value, not labels")
-                if node.name is None and node.kind != "leaf":
-                    node.name = "out"
-                self.output, self.output_alias = node, None
-            elif isinstance(stmt, ir.Seed):
-                self.rng = np.random.default_rng(stmt.value)
-            elif isinstance(stmt, ir.Loop):
-                self.loop(stmt, multiplier)
-
-    def assign(self, stmt: ir.Assign) -> None:
-        if isinstance(stmt.expr, ir.Labels):
-            self.env[stmt.name] = LabelValue(stmt.expr.value)
-            return
-        node = self.expr(stmt.expr, leaf_name=stmt.name)
-        if not isinstance(node, Value):
-            raise self.error(stmt.span, "labels can only be given to cross_entropy")
-        if node.name is None and not isinstance(stmt.expr, ir.Name):
-            node.name = stmt.name  # `u = x` only gives x a second name: no new node
-        self.env[stmt.name] = node
-        self.output = node
-        self.output_alias = stmt.name if isinstance(stmt.expr, ir.Name) else None
-
-    def loop(self, stmt: ir.Loop, multiplier: int) -> None:
-        start, stop, step = (self.static(s) for s in (stmt.start, stmt.stop, stmt.step))
-        if step == 0:
-            raise self.error(stmt.span, "range() step cannot be 0")
-        # len(range(...)) raises OverflowError past 2**63 - 1 (range(-2**62, 2**62)): count
-        # it in Python's unbounded ints instead.
-        count = max(0, (stop - start + step - (1 if step > 0 else -1)) // step)
-        if count * multiplier > self.limits.max_loop_iterations:
-            raise self.error(
-                stmt.span,
-                f"this loop would run {count * multiplier:,} times; the limit is "
-                f"{self.limits.max_loop_iterations:,} iterations (max_loop_iterations)",
-                "too_large",
-                limit="max_loop_iterations",
-            )
-        for i in range(start, stop, step):
-            self.loop_env[stmt.var] = i
-            self.block(stmt.body, multiplier * max(count, 1))
-        self.loop_env.pop(stmt.var, None)
+        return Graph(
+            self.nodes,
+            self.output,
+            free,
+            self.grads_built,
+            self.printed,
+            self.seed,
+            self.program.torch_mode,
+        )
 
     # --- expressions ---------------------------------------------------------------------------
     def expr(self, e: ir.Expr, leaf_name: str | None = None) -> Value | LabelValue:
@@ -161,12 +121,16 @@ class Builder(NodeMaker):
         if isinstance(e, ir.Neg):
             return self.apply(ops.Neg(), (self.value(e.operand),), e.span)
         if isinstance(e, ir.Index):
-            key = tuple(self.key_part(k, e.span) for k in e.key)
-            return self.apply(ops.Index(key), (self.value(e.value),), e.span)
+            return self.index(e)  # build_names.py: a view, or a gather of index lists
+        if isinstance(e, ir.IntOf):
+            return self.int_of(e)
         if isinstance(e, ir.Call):
             return self.call(e, leaf_name)
         if isinstance(e, ir.Labels):
             return LabelValue(e.value)
+        if isinstance(e, RUNTIME_KINDS):  # run_statements.py: calls, lists, if-expressions
+            found = self.any(e)
+            return self.as_value(found, e.span) if is_number(found) else found
         raise AssertionError(f"unhandled IR node {type(e).__name__}")
 
     def chain(self, e: ir.BinOp) -> Value:
@@ -184,21 +148,21 @@ class Builder(NodeMaker):
 
     def value(self, e: ir.Expr) -> Value:
         node = self.expr(e)
+        span = getattr(e, "span", None)
         if isinstance(node, LabelValue):
-            span = getattr(e, "span", None)
             raise self.error(
                 span,
                 "these are class labels for cross_entropy; they cannot also be used as a value",
                 "labels",
             )
-        return node
+        return self.as_value(node, span, f"'{e.id}'" if isinstance(e, ir.Name) else "")
 
     def name(self, e: ir.Name) -> Value | LabelValue:
-        if e.id in self.loop_env:
-            return self.new_node(np.float64(self.loop_env[e.id]), e.span, kind="const")
-        found = self.env.get(e.id)
-        if found is not None:
-            return found
+        found = self.lookup(e.id, e.span)  # run_statements.py: the calls' scopes, then ours
+        if is_number(found):  # a loop's counter, an int, a number argument: a constant
+            return self.new_node(np.float64(found), e.span, kind="const")
+        if found is not MISSING:
+            return found  # type: ignore[no-any-return]
         if e.id in self.program.free:
             if e.id in self.program.label_names:
                 found = LabelValue(given_labels(e.id, self.values))
@@ -212,6 +176,8 @@ class Builder(NodeMaker):
 
     def call(self, e: ir.Call, leaf_name: str | None) -> Value | LabelValue:
         f = e.func
+        if (made := self.more_call(e, leaf_name)) is not None:  # build_names.py's calls
+            return made
         if f in UNARY_FUNCTIONS:
             x = self.value(e.args[0])  # type: ignore[arg-type]
             return self.apply(UNARY_FUNCTIONS[f](), (x,), e.span)
@@ -223,7 +189,10 @@ class Builder(NodeMaker):
             op: ops.Op = (ops.Sum if f == "sum" else ops.Mean)(
                 self.axis(kwargs.get("axis")), bool(kwargs.get("keepdims", False))
             )
-            return self.apply(op, (self.value(e.args[0]),), e.span)  # type: ignore[arg-type]
+            first = self.any(e.args[0])
+            if f == "sum" and isinstance(first, ListValue) and not kwargs:
+                return self.list_sum(first.items, None, e.span)  # Python's sum of a list
+            return self.apply(op, (self.as_value(first, e.span),), e.span)
         if f in ("softmax", "log_softmax"):
             axis = self.axis(kwargs.get("axis", ir.SInt(-1)))
             if not isinstance(axis, int):
@@ -282,8 +251,6 @@ class Builder(NodeMaker):
         """grad(L, x): ∂L/∂x built as graph nodes by the ops' own rules
         (engine/autograd/higher.py), so it can be differentiated again. Every node it makes is
         placed at the call."""
-        from engine.autograd.higher import describe, grad
-
         output = self.value(e.args[0])  # type: ignore[arg-type]
         wrt = self.value(e.args[1])  # type: ignore[arg-type]
         if not wrt.requires_grad:
@@ -293,6 +260,12 @@ class Builder(NodeMaker):
                 "no gradient; use a leaf or a value computed from one",
                 "arguments",
             )
+        return self.differentiate(output, wrt, e.span)
+
+    def differentiate(self, output: Value, wrt: Value, span: Span) -> Value:
+        """∂output/∂wrt as graph nodes, each placed at `span` (grad(L, x), grad(f)(x))."""
+        from engine.autograd.higher import describe, grad
+
         made: list[Value] = []
         try:
             (result,) = grad(
@@ -305,21 +278,21 @@ class Builder(NodeMaker):
             )
         except OpError as err:
             raise self.error(
-                e.span,
+                span,
                 f"grad(…): {err.message}",
                 err.code,
                 limit=limit_named(err.message) if err.code == "too_large" else None,
             ) from None
         for node in made:
-            self.count_node(e.span)
-            self.check_elements(node.data.size, e.span)
+            self.count_node(span)
+            self.check_elements(node.data.size, span)
             if not np.isfinite(node.data).all():
-                raise self.error(e.span, "grad(…) gives a value that is not finite", "non_finite")
+                raise self.error(span, "grad(…) gives a value that is not finite", "non_finite")
             self.total_elements += node.data.size
-            self.place(node, e.span)
+            self.place(node, span)
             node.text = describe(node) if node.op is not None else None
         self.grads_built.append(
-            {"output": output, "wrt": wrt, "result": result, "nodes": made, "span": e.span}
+            {"output": output, "wrt": wrt, "result": result, "nodes": made, "span": span}
         )
         return result
 
@@ -327,10 +300,10 @@ class Builder(NodeMaker):
     def static(self, s: ir.Static) -> int:
         if isinstance(s, ir.SInt):
             return s.value
+        if isinstance(s, ir.SShape):
+            return self.shape_static(s)  # x.shape[0], len(x): known once x's value is
         if isinstance(s, ir.SVar):
-            if s.name not in self.loop_env:
-                raise self.error(s.span, f"'{s.name}' only exists inside its loop")
-            return self.loop_env[s.name]
+            return self.int_named(s)  # run_statements.py: a counter or a name bound to an int
         # A flat chain `1 + 1 + …` of any length: its left spine in a loop, not by recursion.
         spine: list[ir.SBin] = []
         top: ir.Static = s
@@ -363,7 +336,7 @@ class Builder(NodeMaker):
         assert isinstance(arg, ir.StaticArg)
         value = arg.value
         parts = value if isinstance(value, tuple) else (value,)
-        return tuple(self.static(p) for p in parts)
+        return self.sizes(parts)  # `*x.shape` among them: all of x's sizes
 
     def axis(self, axis: Any) -> Any:
         if axis is None:

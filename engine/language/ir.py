@@ -10,11 +10,15 @@ brackets only where needed): parse(str(program)) gives the same program again.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, TypeAlias
 
 import numpy as np
 
 from engine.autograd.ops import OPS
 from engine.autograd.value import Span
+
+if TYPE_CHECKING:
+    from engine.language.flow_ir import FlowExpr, FlowStmt
 
 # --- static ints -------------------------------------------------------------------------------
 
@@ -66,7 +70,44 @@ class SSlice:
         return text if self.step is None else f"{text}:{self.step}"
 
 
-Static = SInt | SVar | SBin
+@dataclass(frozen=True, slots=True)
+class SShape:
+    """A value's length along an axis, known once its value is (`x.shape[0]`, `len(x)`); with
+    no axis, its whole shape, where a shape is written (`zeros(*x.shape)`)."""
+
+    name: str
+    axis: Static | None
+    span: Span
+
+    def __str__(self) -> str:
+        return f"*{self.name}.shape" if self.axis is None else f"{self.name}.shape[{self.axis}]"
+
+
+@dataclass(frozen=True, slots=True)
+class SList:
+    """A list of whole numbers as an index: `x[[0, 2]]` reads elements 0 and 2."""
+
+    items: tuple[Static, ...]
+    span: Span
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(map(str, self.items)) + "]"
+
+
+@dataclass(frozen=True, slots=True)
+class SRange:
+    """range(start, stop, step) as an index: `p[range(3), y]`."""
+
+    start: Static
+    stop: Static
+    step: Static
+    span: Span
+
+    def __str__(self) -> str:
+        return f"range({self.start}, {self.stop}, {self.step})"
+
+
+Static = SInt | SVar | SBin | SShape
 
 # --- expressions -------------------------------------------------------------------------------
 
@@ -153,7 +194,7 @@ class StaticArg:
 @dataclass(frozen=True, slots=True)
 class Index:
     value: Expr
-    key: tuple[Static | SSlice, ...]
+    key: tuple[IndexPart, ...]
     span: Span
 
     def __str__(self) -> str:
@@ -172,15 +213,43 @@ class Labels:
         return str(list(self.value)) if isinstance(self.value, tuple) else str(self.value)
 
 
-Expr = Num | Array | Name | BinOp | Neg | Call | Index | Labels
+@dataclass(frozen=True, slots=True)
+class IntOf:
+    """A whole number known before the run (`x.shape[0]`) used as a value: a constant."""
+
+    value: Static
+    span: Span
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True, slots=True)
+class Items:
+    """A list of values, where a call takes one: `cat([a, b])`, `stack([x, y], axis=1)`."""
+
+    items: tuple[Expr, ...]
+    span: Span
+
+    def __str__(self) -> str:
+        return "[" + ", ".join(map(str, self.items)) + "]"
+
+
+Expr = Num | Array | Name | BinOp | Neg | Call | Index | Labels | IntOf | Items
+# One part of an index: a whole number, a slice, or index lists (a list, a range, a name bound
+# to labels): `p[range(3), y]`.
+IndexPart = Static | SSlice | SList | SRange | Name
 
 # --- statements --------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
 class Assign:
+    """`name = expr`; for a name the program reads as a whole number (`n = 3` with `range(n)`),
+    expr is a StaticArg and the name is bound to that int."""
+
     name: str
-    expr: Expr
+    expr: Expr | StaticArg | FlowExpr
     span: Span
 
     def __str__(self) -> str:
@@ -226,7 +295,20 @@ class Loop:
         return f"for {self.var} in range({', '.join(map(str, bounds))}):\n{body}"
 
 
-Stmt = Assign | Output | Seed | Loop
+@dataclass(frozen=True, slots=True)
+class Note:
+    """A statement kept as written that makes nothing: an import (`import torch`), or
+    `x.requires_grad_()` (its leaf was made where x was assigned)."""
+
+    text: str
+    span: Span
+
+    def __str__(self) -> str:
+        return self.text
+
+
+# with functions, control flow and prints (flow_ir.py, which imports this module)
+Stmt: TypeAlias = "Assign | Output | Seed | Loop | Note | FlowStmt"
 
 
 @dataclass(frozen=True, slots=True)
@@ -235,6 +317,11 @@ class Program:
     source: str
     free: tuple[str, ...]  # names used but never assigned, in order of first use
     label_names: frozenset[str]  # names used as cross_entropy's labels
+    # names read where a whole number is needed (`range(n)`, `xs[i]`): bound to ints, not nodes
+    int_names: frozenset[str] = frozenset()
+    # the program imports torch: a tensor is a constant unless it asks for a gradient (the
+    # import's handling sets it); without torch, a name bound to constants only is a leaf
+    torch_mode: bool = False
 
     def __str__(self) -> str:
         return "\n".join(str(s) for s in self.body)
@@ -248,6 +335,9 @@ LEVELS = {"+": SUM, "-": SUM, "*": TERM, "/": TERM, "//": TERM, "@": TERM, "**":
 
 def level(node: Expr | Static) -> int:
     """How tightly `str(node)` binds, as Python reads it."""
+    declared = getattr(node, "LEVEL", None)  # flow_ir's kinds say it themselves
+    if declared is not None:
+        return int(declared)
     if isinstance(node, BinOp):
         return LEVELS[symbol(node)]
     if isinstance(node, SBin):

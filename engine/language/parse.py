@@ -2,9 +2,10 @@
 
 Python's `ast` reads the text (never `eval`); one table maps each allowed AST class to a
 handler, and anything else is refused with a named error at its line and column. Limits on
-size and nesting are checked around `ast.parse` (guards.py). The parser is in three parts:
-parser_base.py (its state, positions, refusals and whole numbers), calls.py (function and
-method calls) and, here, the program, its statements and the other expressions.
+size and nesting are checked around `ast.parse` (guards.py). The parser is in four parts:
+parser_base.py (its state, positions, refusals and whole numbers), spelling.py (imports,
+module prefixes, shapes, attributes and indexes), calls.py (function and method calls) and,
+here, the program, its statements and the other expressions.
 """
 
 from __future__ import annotations
@@ -18,23 +19,42 @@ import numpy as np
 from engine.autograd.ops import MAX_RANK
 from engine.errors import ProgramError
 from engine.language import ir
-from engine.language.calls import CallParser
+from engine.language.flow_ir import ListExpr
 from engine.language.guards import read_tree
-from engine.language.vocabulary import ATTRIBUTES, BIN_OPS, FUNCTIONS, METHODS, SYMBOLS
+from engine.language.parse_functions import FunctionParser, is_grad_transform
+from engine.language.vocabulary import BIN_OPS, FUNCTIONS, SYMBOLS
 from engine.limits import DEFAULT_LIMITS, Limits
 
 
 def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> ir.Program:
-    """Check and parse a program into the IR; raise ProgramError with a position if it can't."""
+    """Check and parse a program into the IR; raise ProgramError with a position if it can't.
+
+    A name read as a whole number (`range(n)`) is bound to an int where it is assigned, so a
+    program that reads one is read twice: first to find those names (and the names their
+    values read, `n = 2 * m`), then with them known."""
     tree = read_tree(source, limits)
-    return Parser(source, limits).program(tree)
+    first = Parser(source, limits)
+    program = first.program(tree)
+    if not first.int_reads:
+        return program
+    ints = set(first.int_reads)
+    todo = list(ints)
+    while todo:  # the names an int's value reads are ints too
+        for name in first.int_sources.get(todo.pop(), ()):
+            if name not in ints:
+                ints.add(name)
+                todo.append(name)
+    return Parser(source, limits, frozenset(ints)).program(tree)
 
 
-class Parser(CallParser):
+class Parser(FunctionParser):
     """Turns an allowed AST into IR. Every handler is in one table; the rest is refused."""
 
-    def __init__(self, source: str, limits: Limits) -> None:
+    def __init__(
+        self, source: str, limits: Limits, int_names: frozenset[str] = frozenset()
+    ) -> None:
         super().__init__(source, limits)
+        self.init_flow(int_names)
         self.expr_handlers: dict[type, Callable[[Any], ir.Expr]] = {
             ast.Constant: self.constant,
             ast.Name: self.name,
@@ -45,15 +65,31 @@ class Parser(CallParser):
             ast.Attribute: self.attribute,
             ast.List: self.list_literal,
             ast.Tuple: self.list_literal,
+            ast.ListComp: self.comprehension,
+            ast.GeneratorExp: self.comprehension,
+            ast.IfExp: self.if_expression,
+            ast.Lambda: self.lone_lambda,
         }
 
     # program and statements
     def program(self, tree: ast.Module) -> ir.Program:
         self.look_ahead(tree)
+        self.look_ahead_more(tree)  # spelling.py: requires_grad_(), index lists
+        self.look_ahead_functions(tree)  # parse_functions.py: defs, lambdas, lists looped over
         body = self.block(tree.body, top=True)
         if not body:
             raise ProgramError("the program has no statements", 1, 1, code="empty")
-        return ir.Program(body, self.source, tuple(self.free), frozenset(self.label_names))
+        for name, err in self.deferred:
+            if name not in self.int_reads:
+                raise err
+        return ir.Program(
+            body,
+            self.source,
+            tuple(self.free),
+            frozenset(self.label_names),
+            frozenset(self.int_reads),
+            self.torch,  # spelling.py: torch was imported
+        )
 
     def look_ahead(self, tree: ast.Module) -> None:
         """What must be known before the first statement is read, in one walk: the names
@@ -78,27 +114,22 @@ class Parser(CallParser):
         return tuple(out)
 
     def statement(self, node: ast.stmt, last: bool) -> ir.Stmt:
+        note = self.note(node)  # spelling.py: an import, x.requires_grad_(), np.random.seed(0)
+        if note is not None:
+            return note
+        if isinstance(node, ast.FunctionDef):
+            return self.function_def(node)
+        if isinstance(node, ast.Return):
+            return self.return_statement(node)
+        flow = self.flow_statement(node)  # parse_flow.py: if, while, for over lists, +=, …
+        if flow is not None:
+            return flow
         if isinstance(node, ast.Assign):
-            if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
-                raise self.error(node, "assign to one name at a time: name = expression")
-            target = node.targets[0].id
-            self.check_name(node.targets[0], target)
-            if target in FUNCTIONS:
-                raise self.error(
-                    node.targets[0], f"'{target}' is a function name; choose another name"
-                )
-            if target in self.loop_vars:
-                raise self.error(
-                    node.targets[0],
-                    f"'{target}' is the loop variable; it cannot be assigned inside its loop",
-                )
-            if target in self.label_names:
-                expr: ir.Expr = self.labels(node.value)
-            else:
-                expr = self.expr(node.value)
-            self.assigned.add(target)
-            return ir.Assign(target, expr, self.span(node))
+            return self.assign_statement(node)
         if isinstance(node, ast.Expr):
+            shown = self.shown_statement(node)  # print(…), L.backward(), x.grad
+            if shown is not None:
+                return shown
             value = node.value
             if (
                 isinstance(value, ast.Call)
@@ -123,52 +154,55 @@ class Parser(CallParser):
             return ir.Output(self.expr(value), self.span(node))
         if isinstance(node, ast.For):
             return self.loop(node)
-        if isinstance(node, ast.AugAssign):
-            raise self.error(
-                node,
-                "augmented assignment (+=, *=, …) is not part of the language: write x = x + …",
-                "unsupported",
-            )
         raise self.refuse(node)
 
-    def loop(self, node: ast.For) -> ir.Loop:
-        if node.orelse:
-            raise self.error(node, "a for loop cannot have an else block", "unsupported")
-        if not isinstance(node.target, ast.Name):
-            raise self.error(node.target, "the loop variable must be one name: for i in range(n)")
-        it = node.iter
-        if not (
-            isinstance(it, ast.Call)
-            and isinstance(it.func, ast.Name)
-            and it.func.id == "range"
-            and 1 <= len(it.args) <= 3
-            and not it.keywords
-        ):
+    def assign_statement(self, node: ast.Assign) -> ir.Assign:
+        if len(node.targets) != 1 or not isinstance(node.targets[0], ast.Name):
+            raise self.error(node, "assign to one name at a time: name = expression")
+        target = node.targets[0].id
+        self.check_name(node.targets[0], target)
+        if target in FUNCTIONS:
+            raise self.error(node.targets[0], f"'{target}' is a function name; choose another name")
+        if target in self.loop_vars:
             raise self.error(
-                it, "a loop must be for name in range(n) with a constant n", "unsupported"
+                node.targets[0],
+                f"'{target}' is the loop variable; it cannot be assigned inside its loop",
             )
-        bounds = [self.static(a) for a in it.args]
-        start, stop, step = (
-            (ir.SInt(0), bounds[0], ir.SInt(1))
-            if len(bounds) == 1
-            else (bounds[0], bounds[1], bounds[2] if len(bounds) == 3 else ir.SInt(1))
-        )
-        var = node.target.id
-        self.check_name(node.target, var)
-        if var in FUNCTIONS:
-            raise self.error(node.target, f"'{var}' is a function name; choose another name")
-        self.loop_vars.append(var)
-        try:
-            body = self.block(node.body)
-        finally:
-            self.loop_vars.pop()
-        return ir.Loop(var, start, stop, step, body, self.span(node))
+        value = node.value
+        expr: ir.Expr | ir.StaticArg
+        if target in self.functions:
+            if isinstance(value, ast.Lambda):
+                expr = self.lambda_expr(value)
+            elif is_grad_transform(value):
+                expr = self.grad_of(value)  # type: ignore[arg-type]
+            else:
+                raise self.error(
+                    node.targets[0],
+                    f"'{target}' names a function in this program; choose another name "
+                    "for this value",
+                )
+        elif target in self.label_names and not self.in_function():
+            expr = self.labels(value)
+        else:
+            expr = self.assign_value(target, value)
+        if isinstance(value, ast.ListComp) or isinstance(expr, ListExpr):
+            self.list_names.add(target)
+        else:
+            self.list_names.discard(target)
+        self.bind(target)
+        return ir.Assign(target, expr, self.span(node))
 
     # expressions
     def expr(self, node: ast.AST) -> ir.Expr:
         handler = self.expr_handlers.get(type(node))
         if handler is None:
+            if isinstance(node, ast.Compare | ast.BoolOp) or (
+                isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not)
+            ):
+                raise self.not_a_value(node)
             raise self.refuse(node)
+        if isinstance(node, ast.Attribute):
+            self.grad_read_error(node)  # x.grad outside a print
         return handler(node)
 
     def constant(self, node: ast.Constant) -> ir.Expr:
@@ -195,13 +229,25 @@ class Parser(CallParser):
     def name(self, node: ast.Name) -> ir.Expr:
         name = node.id
         self.check_name(node, name)
-        if name in self.loop_vars:
-            return ir.Name(name, self.span(node))  # the build reads it as a constant
+        if name in self.loop_vars or self.local_scope(name) is not None:
+            return ir.Name(name, self.span(node))  # a loop's counter, a function's own name
+        if name in self.functions:
+            raise self.error(
+                node, f"'{name}' is a function: call it, as in {name}(…), or pass it to grad"
+            )
         if name in FUNCTIONS:
             raise self.error(node, f"'{name}' is a function: call it, as in {name}(…)")
         if name in self.label_names and name not in self.assigned and name not in self.free:
             self.free.append(name)
         elif name not in self.assigned and name not in self.free:
+            if self.in_function() and name in self.every_assigned:
+                return ir.Name(name, self.span(node))  # read when the function runs
+            if name in self.local_only:
+                raise self.error(
+                    node,
+                    f"'{name}' is a name inside a function; it does not exist outside it",
+                    "unbound",
+                )
             if self.assigned_later(name):
                 raise self.error(node, f"'{name}' is used before it is assigned", "unbound")
             self.free.append(name)
@@ -284,35 +330,3 @@ class Parser(CallParser):
         if array.size == 0:
             raise self.error(node, "an empty list has no values", "bad_list")
         return ir.Array(array, self.span(node))
-
-    def attribute(self, node: ast.Attribute) -> ir.Expr:
-        function = ATTRIBUTES.get(node.attr)  # x.T
-        if function is not None:
-            return ir.Call(function, (self.expr(node.value),), (), self.span(node), self.span(node))
-        if node.attr in METHODS:
-            raise self.error(
-                node, f".{node.attr} is a method: call it, as in x.{node.attr}()", "unsupported"
-            )
-        raise self.error(
-            node,
-            f"attribute access (.{node.attr}) is not part of the language; "
-            "only methods such as .sum(), .tanh() and .T",
-            "attribute",
-        )
-
-    def subscript(self, node: ast.Subscript) -> ir.Expr:
-        value = self.expr(node.value)
-        parts = node.slice.elts if isinstance(node.slice, ast.Tuple) else [node.slice]
-        key: list[ir.Static | ir.SSlice] = []
-        for part in parts:
-            if isinstance(part, ast.Slice):
-                key.append(
-                    ir.SSlice(
-                        None if part.lower is None else self.static(part.lower),
-                        None if part.upper is None else self.static(part.upper),
-                        None if part.step is None else self.static(part.step),
-                    )
-                )
-            else:
-                key.append(self.static(part))
-        return ir.Index(value, tuple(key), self.span(node))

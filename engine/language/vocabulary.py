@@ -2,7 +2,9 @@
 
 Those that make an op are read from the op registry (engine.autograd.ops.registry: each op
 says its function, arity, keywords, operator and whether it is a method); what only the
-language has (the constructors, `const`, `detach`, `grad`, `seed`) is listed here, once.
+language has (the constructors, `const`, `detach`, `grad`, `seed`) is listed here, once, with
+the other spellings of the same functions (`np.dot`, `x.view`, `dim=`); the modules that may
+be imported, and their functions, are in modules.py.
 """
 
 from __future__ import annotations
@@ -22,7 +24,23 @@ KEYWORDS: dict[str, tuple[str, ...]] = {f: op.keywords for f, op in OP_FUNCTIONS
 CONSTRUCTORS = {"randn", "rand", "zeros", "ones", "full", "arange"}
 LANGUAGE_ONLY = {"const", "detach", "seed", "grad"}
 FUNCTIONS = set(OP_FUNCTIONS) | CONSTRUCTORS | LANGUAGE_ONLY
-METHODS = set(OP_METHODS) | {"detach"}  # x.tanh(), x.sum(1), x.detach()
+# Other names for the language's own functions, as NumPy and PyTorch spell them. They are
+# functions only where called: a program may still name a value `dot` (CS231n does).
+ALIASES = {
+    "dot": "matmul", "maximum": "max", "minimum": "min", "concatenate": "cat",
+    "concat": "cat", "clip": "clamp", "pow": "pow", "linspace": "linspace",
+}  # fmt: skip
+# Methods as NumPy and PyTorch spell them, and the function each is (`x.view(2, 3)`).
+METHOD_ALIASES = {
+    "dot": "matmul", "matmul": "matmul", "mm": "matmul", "pow": "pow", "view": "reshape",
+    "t": "transpose", "permute": "transpose", "clamp": "clamp", "clip": "clamp",
+    "maximum": "max", "minimum": "min",
+}  # fmt: skip
+# Keywords as PyTorch and NumPy's clip spell them, and the language's own.
+KEYWORD_ALIASES = {"dim": "axis", "keepdim": "keepdims", "a_min": "min", "a_max": "max"}
+# Keywords accepted and ignored: every value is float64, and every grad() builds its graph.
+IGNORED_KEYWORDS = {"dtype", "device", "create_graph", "retain_graph"}
+METHODS = set(OP_METHODS) | {"detach"} | set(METHOD_ALIASES)  # x.tanh(), x.sum(1), x.detach()
 # `x.T`: the attributes that stand for a function of x.
 ATTRIBUTES = {
     op.operator[1:]: op.function

@@ -65,6 +65,7 @@ class Trace(NotebookDisplay):
     # The numbers its JSON carries at most, as engine.tracing.cost counted them before backward ran
     # (0 for a trace made through the Python API, which counts nothing).
     numbers: int = 0
+    seed: Any = None  # the output's first grad when the program gave one (backward(gradient=v))
 
     @functools.cached_property
     def steps(self) -> list[Step]:
@@ -101,6 +102,7 @@ def trace(
     nodes: list[Value] | None = None,
     accumulate: str = "add",
     order: str = "dfs",
+    seed: Any = None,
 ) -> Trace:
     """Run backward from `output` with a recorder. `nodes` is every node of the program in
     creation order (the language front end knows them); by default, those `output` reaches."""
@@ -110,5 +112,5 @@ def trace(
         node.grad = None
     assign_labels(nodes)
     recorder = TraceRecorder(accumulate)
-    topo = backward(output, recorder=recorder, accumulate=accumulate, order=order)
-    return Trace(nodes, output, topo, recorder.records, accumulate, order)
+    topo = backward(output, recorder=recorder, accumulate=accumulate, order=order, seed=seed)
+    return Trace(nodes, output, topo, recorder.records, accumulate, order, seed=seed)

@@ -5,6 +5,7 @@ a local `gradient` (the contract is engine.autograd.ops.base's docstring), group
     forward     apply(op, *inputs): one op forward, its scalar fast path, quiet()
     binary      + − · / ** max min          unary    −x exp log sqrt sin cos tanh sigmoid relu abs
     linalg      @                           reduce   sum mean
+    join        cat stack                   gather   x[[0, 2]], p[range(N), y]; clamp
     shape       reshape transpose x[key]    nn       softmax log_softmax cross_entropy mse
     registry    OPS, the one list of ops, and the language's tables derived from it
     operators   Value's operators and methods, from the registry; const/detach
@@ -41,7 +42,10 @@ from engine.autograd.ops.binary import (
     power,
     sub,
 )
+from engine.autograd.ops.clamp import Clamp, clamp
 from engine.autograd.ops.forward import apply, apply1, apply2, non_finite_message, quiet
+from engine.autograd.ops.gather import Gather, ScatterAdd, gather
+from engine.autograd.ops.join import Cat, Stack, cat, stack
 from engine.autograd.ops.linalg import MatMul, matmul
 from engine.autograd.ops.nn import (
     CrossEntropy,
@@ -108,14 +112,15 @@ from engine.autograd.ops.unary import (
 __all__ = [
     "ARRAY_MATH", "BINARY_FUNCTIONS", "BINARY_OPERATORS", "FUNCTIONS", "MAX_RANK", "METHODS",
     "OPS", "SCALAR_MATH", "UNARY_FUNCTIONS",
-    "Abs", "Add", "Array", "ArrayMath", "Binary", "Cos", "CrossEntropy", "Div", "Exp", "Grads",
-    "Index", "Log", "LogSoftmax", "MatMul", "Math", "Maximum", "Mean", "Minimum", "Mse", "Mul",
-    "Needs", "Neg", "Op", "OpError", "Pow", "Relu", "Reshape", "ScalarMath", "Sigmoid", "Sin",
-    "Softmax", "Sqrt", "Sub", "Sum", "Tanh", "Transpose", "Unary",
-    "absolute", "add", "apply", "apply1", "apply2", "broadcast_shape", "const", "constant_index",
-    "cos", "cross_entropy", "detach", "div", "exp", "footprint", "index", "index_text",
-    "is_finite", "log", "log_softmax", "matmul", "maximum", "mean", "minimum", "mse", "mul",
-    "neg", "non_finite_message", "normalise_axes", "power", "quiet", "rank_message", "relu",
-    "reshape", "shape_text", "sigmoid", "sin", "softmax", "sqrt", "sub", "sum", "tanh",
-    "transpose",
+    "Abs", "Add", "Array", "ArrayMath", "Binary", "Cat", "Clamp", "Cos", "CrossEntropy", "Div",
+    "Exp", "Gather", "Grads", "Index", "Log", "LogSoftmax", "MatMul", "Math", "Maximum", "Mean",
+    "Minimum", "Mse", "Mul", "Needs", "Neg", "Op", "OpError", "Pow", "Relu", "Reshape",
+    "ScalarMath", "ScatterAdd", "Sigmoid", "Sin", "Softmax", "Sqrt", "Stack", "Sub", "Sum", "Tanh",
+    "Transpose", "Unary",
+    "absolute", "add", "apply", "apply1", "apply2", "broadcast_shape", "cat", "clamp", "const",
+    "constant_index", "cos", "cross_entropy", "detach", "div", "exp", "footprint", "gather",
+    "index", "index_text", "is_finite", "log", "log_softmax", "matmul", "maximum", "mean",
+    "minimum", "mse", "mul", "neg", "non_finite_message", "normalise_axes", "power", "quiet",
+    "rank_message", "relu", "reshape", "shape_text", "sigmoid", "sin", "softmax", "sqrt", "stack",
+    "sub", "sum", "tanh", "transpose",
 ]  # fmt: skip

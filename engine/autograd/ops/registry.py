@@ -5,7 +5,8 @@ Each op class says how it is written (see engine.autograd.ops.base.Op):
 
     name      "pow"       the trace's and the drawing's name for it; OPS's key
     symbol    "**"        what the drawing writes in its op node
-    arity     2           how many values it takes (1 or 2; labels, axes, shapes are params)
+    arity     2           how many values it takes (1 or 2; labels, axes, shapes are params;
+                          0 for any number, written as one list: cat([a, b]))
     operator  "**"        its Python operator: "+", "-", "*", "/", "**", "@" between two
                           values; "-" before one; "[]" (`x[key]`) and ".T" (`x.T`) after one
     function  "max"       the language's function for it (`max(a, b)`, `exp(x)`); None if none
@@ -23,6 +24,9 @@ from __future__ import annotations
 
 from engine.autograd.ops.base import Op
 from engine.autograd.ops.binary import Add, Div, Maximum, Minimum, Mul, Pow, Sub
+from engine.autograd.ops.clamp import Clamp
+from engine.autograd.ops.gather import Gather
+from engine.autograd.ops.join import Cat, Stack
 from engine.autograd.ops.linalg import MatMul
 from engine.autograd.ops.nn import CrossEntropy, LogSoftmax, Mse, Softmax
 from engine.autograd.ops.reduce import Mean, Sum
@@ -34,7 +38,7 @@ OPS: dict[str, type[Op]] = {
     for cls in (
         Add, Sub, Mul, Div, Pow, Maximum, Minimum, Neg, Exp, Log, Sqrt, Sin, Cos, Tanh,
         Sigmoid, Relu, Abs, MatMul, Sum, Mean, Reshape, Transpose, Index, Softmax, LogSoftmax,
-        CrossEntropy, Mse,
+        CrossEntropy, Mse, Cat, Stack, Clamp, Gather,
     )
 }  # fmt: skip
 

@@ -1,0 +1,176 @@
+"""What `print(…)` and `x.grad` show, written as the program's library would print it: a
+PyTorch program's tensors as PyTorch does (`tensor(4.)`, `tensor([0.5000, 2.0000],
+grad_fn=<MulBackward0>)`), the others as NumPy does (`4.0`, `[1. 2.]`).
+
+A print runs while the program is built, but a grad is known only after backward: a printed
+line is kept as parts (text, or a grad to read later) and written out by `lines`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from engine.autograd.value import Value
+from engine.language.runtime import ListValue, describe, is_number
+
+# PyTorch's names for the backward functions of the ops, as its grad_fn shows them.
+GRAD_FN = {
+    "add": "AddBackward0", "sub": "SubBackward0", "mul": "MulBackward0",
+    "div": "DivBackward0", "pow": "PowBackward0", "neg": "NegBackward0",
+    "matmul": "MmBackward0", "sum": "SumBackward0", "mean": "MeanBackward0",
+    "transpose": "PermuteBackward0", "reshape": "ViewBackward0", "index": "SelectBackward0",
+    "cross_entropy": "NllLossBackward0", "mse": "MseLossBackward0", "max": "MaximumBackward0",
+    "min": "MinimumBackward0", "cat": "CatBackward0", "stack": "StackBackward0",
+    "gather": "IndexBackward0", "clamp": "ClampBackward1", "log_softmax": "LogSoftmaxBackward0",
+    "softmax": "SoftmaxBackward0",
+}  # fmt: skip
+CUT = "…"  # the part of a printed line past max_print_chars: the rest is not kept
+SUMMARY = 1000  # more elements than this are summarised with "...", as both libraries do
+EDGE = 3
+
+
+@dataclass(frozen=True, slots=True)
+class GradPart:
+    """`x.grad` in a print: `node`'s grad once backward has run (`after`), else None."""
+
+    node: Value
+    after: bool
+    how: str | None  # item, tolist, numpy, data, or None
+
+
+@dataclass(frozen=True, slots=True)
+class Printed:
+    line: int
+    parts: tuple[str | GradPart, ...]
+
+
+def torch_number(values: np.ndarray) -> tuple[str, int]:
+    """PyTorch's format for a tensor's elements and the width it pads them to (measured, as
+    PyTorch does, over the nonzero finite elements only)."""
+    finite = values[np.isfinite(values) & (values != 0)]
+    if finite.size == 0:
+        return "{:.0f}.", 1
+    low, high = float(np.abs(finite).min()), float(np.abs(finite).max())
+    whole = bool(np.all(finite == np.ceil(finite)))
+    wide = high / low > 1000.0 or high > 1.0e8
+    if whole:
+        fmt = "{:.4e}" if wide else "{:.0f}."
+    else:
+        fmt = "{:.4e}" if wide or low < 1.0e-4 else "{:.4f}"
+    return fmt, max(1, *(len(fmt.format(v)) for v in finite.ravel()))
+
+
+def torch_text(data: np.ndarray, suffix: str = "") -> str:
+    """`tensor(…)` as PyTorch prints it (precision 4, its fixed/scientific choice)."""
+    data = np.asarray(data, dtype=np.float64)
+    fmt, width = torch_number(data)
+
+    def one(v: float) -> str:
+        return (fmt.format(v) if np.isfinite(v) else str(float(v))).rjust(width)
+
+    def rows(a: np.ndarray, indent: int) -> str:
+        if a.ndim == 0:
+            return one(float(a))
+        summarise = data.size > SUMMARY and a.shape[0] > 2 * EDGE
+        idx = (
+            list(range(EDGE)) + [-1] + list(range(a.shape[0] - EDGE, a.shape[0]))
+            if summarise
+            else range(a.shape[0])
+        )
+        if a.ndim == 1:
+            return "[" + ", ".join("..." if i == -1 else one(float(a[i])) for i in idx) + "]"
+        gap = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
+        return "[" + gap.join("..." if i == -1 else rows(a[i], indent + 1) for i in idx) + "]"
+
+    body = rows(data, len("tensor("))
+    return f"tensor({body}{suffix})"
+
+
+def numpy_text(data: np.ndarray) -> str:
+    data = np.asarray(data, dtype=np.float64)
+    return str(data[()]) if data.ndim == 0 else str(data)
+
+
+def value_text(v: Any, torch_mode: bool, how: str | None = None) -> str:
+    """A printed value: a node, a number, a list of them."""
+    if isinstance(v, ListValue):
+        inner = ", ".join(value_text(i, torch_mode, how) for i in v.items)
+        return f"({inner}{',' if len(v.items) == 1 else ''})" if v.is_tuple else f"[{inner}]"
+    if isinstance(v, bool) or v is None:
+        return str(v)
+    if is_number(v):
+        return str(v)
+    if not isinstance(v, Value):
+        return describe(v)
+    return array_text(v.data, torch_mode, how, suffix=suffix_of(v) if torch_mode else "")
+
+
+def array_text(data: np.ndarray, torch_mode: bool, how: str | None, suffix: str = "") -> str:
+    if how == "item":
+        return (
+            str(float(np.asarray(data).reshape(-1)[0]))
+            if np.size(data) == 1
+            else "(item() needs one element)"
+        )
+    if how == "tolist":
+        return str(np.asarray(data, dtype=np.float64).tolist())
+    if how == "numpy" or not torch_mode:
+        return numpy_text(data)
+    return torch_text(data, "" if how == "data" else suffix)
+
+
+def suffix_of(v: Value) -> str:
+    if not v.requires_grad:
+        return ""
+    if v.op is None:
+        return ", requires_grad=True"
+    name = v.op.name
+    return f", grad_fn=<{GRAD_FN.get(name, name.capitalize() + 'Backward0')}>"
+
+
+def grad_text(part: GradPart, grad: np.ndarray | None, torch_mode: bool) -> str:
+    """x.grad as printed: None in PyTorch before backward, and for a node that is not a leaf
+    (PyTorch keeps only the leaves' grads)."""
+    node = part.node
+    if torch_mode and (not part.after or node.kind != "leaf"):
+        return "None"
+    if grad is None:
+        if torch_mode:
+            return "None"
+        grad = np.zeros(node.data.shape)
+    return array_text(np.asarray(grad, dtype=np.float64), torch_mode, part.how)
+
+
+def lines(
+    printed: list[Printed], grad_of: Any, torch_mode: bool, max_chars: int
+) -> list[dict[str, Any]]:
+    """Each printed line `{line, text}`, the grads read now; cut after max_chars in all, with
+    a last line that says so (max_print_chars)."""
+    out: list[dict[str, Any]] = []
+    total = 0
+    for p in printed:
+        if p.parts == (CUT,):
+            total = max_chars + 1
+        text = (
+            ""
+            if total > max_chars
+            else " ".join(
+                part if isinstance(part, str) else grad_text(part, grad_of(part.node), torch_mode)
+                for part in p.parts
+            )
+        )
+        total += len(text) + 1
+        if total > max_chars:
+            out.append(
+                {
+                    "line": p.line,
+                    "text": f"… (the printed output is cut at {max_chars:,} characters, "
+                    "max_print_chars)",
+                }
+            )
+            break
+        out.append({"line": p.line, "text": text})
+    return out

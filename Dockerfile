@@ -34,4 +34,8 @@ EXPOSE 8000
 HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
     CMD ["python", "-c", "import sys, urllib.request; sys.exit(urllib.request.urlopen('http://127.0.0.1:8000/healthz', timeout=4).status != 200)"]
 
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "2", "--no-access-log"]
+# One worker: without GRADTRACE_REDIS_URL a class's room lives in its process, so every socket of
+# a room must reach the same one. With Redis, run more (docker-compose.yml runs replicas of two).
+# No permessage-deflate: a room's messages are small, and compressing each one for every
+# student's socket cost 3-5x the CPU (python -m bench.rooms --deflate).
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "1", "--no-access-log", "--ws-per-message-deflate=false"]

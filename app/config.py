@@ -61,6 +61,28 @@ class Settings:
     # The bounds of each worker's in-memory caches (answers; views get half the bytes).
     cache_entries: int = 512
     cache_bytes: int = 32 * 1024 * 1024
+    # Rooms (the live classroom, app/rooms/): rooms open at once (in this process, or in Redis
+    # when redis_url is set), and students connected to one room.
+    max_rooms: int = 1000
+    max_students_per_room: int = 500
+    # One socket message, JSON (uvicorn's --ws-max-size is the backstop before it is read).
+    max_room_message_bytes: int = 16 * 1024
+    # Messages one socket may send: this many a second on average, bursts of room_message_burst
+    # (an instructor holding down PageDown; a student changing an answer). Past it: an error;
+    # a burst's worth refused in a row closes the socket.
+    room_messages_per_second: float = 30.0
+    room_message_burst: int = 60
+    # A room with no message and nobody joining for this long ends (the spec's 2 hours).
+    room_idle_seconds: float = 7200.0
+    # The time a new socket has to say hello.
+    room_hello_seconds: float = 5.0
+    # A socket too slow to read what it is sent is closed: when its queue holds this many
+    # messages, or one send takes this long. It never holds up the others.
+    room_queue_messages: int = 256
+    room_send_seconds: float = 5.0
+    # Redis for rooms shared by every replica (GRADTRACE_REDIS_URL, e.g. redis://redis:6379/0);
+    # empty: rooms live in this process, so serve them with one worker.
+    redis_url: str = ""
 
     def with_env(self) -> Settings:
         """These settings, and their limits, with any `GRADTRACE_…` environment overrides."""

@@ -24,7 +24,7 @@ from typing import Any
 
 from bench.measure import ms
 
-ROWS = ("first", "steps", "browser", "size", "engine", "recording", "load", "memory")
+ROWS = ("first", "steps", "browser", "size", "engine", "recording", "load", "memory", "rooms")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -132,6 +132,12 @@ def _memory(quick: bool, tiny: bool) -> Any:
     return load.memory(quick, small_program, big)
 
 
+def _rooms(quick: bool, tiny: bool) -> Any:
+    from bench import rooms
+
+    return rooms.classroom(10 if tiny else 200, 3 if tiny else 10 if quick else 20)
+
+
 RUNNERS: dict[str, Callable[[bool, bool], Any]] = {
     "first": _first,
     "steps": _steps,
@@ -141,6 +147,7 @@ RUNNERS: dict[str, Callable[[bool, bool], Any]] = {
     "recording": _recording,
     "load": _load,
     "memory": _memory,
+    "rooms": _rooms,
 }
 
 
@@ -405,6 +412,11 @@ def report(r: dict[str, Any]) -> str:
                 _verdict(m["growth_second_half"] <= 5),
             )
         )
+
+    if ok(r, "rooms"):
+        from bench import rooms
+
+        rows.append(rooms.row(r["rooms"]))
 
     for name, value in r.items():
         if isinstance(value, dict) and "failed" in value:

@@ -1,0 +1,328 @@
+"""The room socket's messages: the schema, and parsing and checking what a client sends.
+
+Every message is one JSON object (a text frame) with a `type`. A message over
+max_room_message_bytes, or one that is not such an object, is refused with `error`.
+
+Client → server
+    hello    first, within room_hello_seconds: {"type": "hello", "role": "student"} or
+             {"type": "hello", "role": "instructor", "key": KEY}; may carry "id": the id of
+             this client's earlier welcome, so that a phone that reconnects keeps its answer
+    state    instructor: {"type": "state", "state": STATE} (a `seq` sent with it is ignored)
+    ask      instructor: {"type": "ask", "id": ID, "question": TEXT, "kind": "value"|"choice",
+             "choices": [TEXT, ...] (kind "choice": 2–20 of them), "answer": VALUE (optional),
+             ...}: any further fields (say "step", "node") go to the students as they are. A
+             new ask replaces the open question and its answers.
+    reveal   instructor: {"type": "reveal", "id": ID}
+    end      instructor: {"type": "end"}
+    answer   student: {"type": "answer", "id": ID, "value": VALUE}; one per student, a later
+             one replaces it, none after the reveal
+    ping     anyone: {"type": "ping"} → {"type": "pong"}
+
+Server → client
+    welcome  after an accepted hello: {"type": "welcome", "room": CODE, "role": ROLE,
+             "id": MEMBER_ID (random, per connection), "expires_in": SECONDS,
+             "limits": {"max_message_bytes": N, "messages_per_second": R, "burst": B}}
+    state    {"type": "state", "seq": N, "state": STATE} to everyone, the instructor too; at
+             once after welcome, the latest (seq 0 is the view the room was made with, maybe
+             {}). seq grows by one per accepted state; a client never gets an older seq after
+             a newer one.
+    presence instructors: {"type": "presence", "students": N}, on hello and when N changes
+    ask      students: the ask without "answer"; instructors: with it and "answer_key"; sent
+             on hello too while a question is open
+    tally    instructors: {"type": "tally", "id": ID, "kind": KIND, "counts": {KEY: n, ...},
+             "total": n}, live, at most 10 a second
+    answered the student who answered: {"type": "answered", "id": ID, "key": KEY}
+    reveal   everyone: the ask's fields (with "answer" and "answer_key", null when none was
+             given) and "counts", "total"
+    ended    {"type": "ended", "reason": "ended"|"expired"}, then the socket closes (1000)
+    error    {"type": "error", "code": CODE, "message": TEXT}: the message was refused and
+             changed nothing. Codes: malformed, too_large, rate, forbidden (a student's state,
+             ask, reveal or end; an instructor's answer), closed (no such open question),
+             hello, not_found, full, wrong_key.
+    pong
+
+An answer's KEY is how answers are counted: for kind "value", the number rounded to 4
+significant digits, written as JavaScript's Number() reads it ("4", "0.3333", "1.235e+20");
+for kind "choice", the choice itself.
+
+Closing codes: 4400 no or bad hello, 4403 wrong key, 4404 no such room (or it ended), 4429 room
+full or a client that keeps sending past the rate, 4408 a client too slow to read what it is
+sent (its queue of room_queue_messages filled, or one send took room_send_seconds).
+
+STATE holds only these keys, each a string, number, boolean or null, with the meanings of the
+page's query parameters: source, values, accumulate, order, step, fwd, lang, lesson, collapse,
+present. `values` is an object of numbers and nested lists; one sent as an address writes it
+("x=2,y=3") is read into that object, so members always get the object.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.query import QueryError, parse_values
+
+STATE_KEYS = frozenset(
+    {"source", "values", "accumulate", "order", "step", "fwd", "lang", "lesson", "collapse",
+     "present"}
+)  # fmt: skip
+ROLES = ("student", "instructor")
+KINDS = ("value", "choice")
+ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
+MEMBER_ID = re.compile(r"[A-Za-z0-9_-]{12}")  # codes.new_member_id()
+MAX_QUESTION_CHARS = 500
+MAX_CHOICES = 20
+MAX_CHOICE_CHARS = 120
+MAX_NESTING = 8  # lists in a tensor value
+
+
+class ProtocolError(Exception):
+    """A refused message: `code` is the error's code, `message` says what to change."""
+
+    def __init__(self, code: str, message: str) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+
+
+def dumps(obj: Any) -> str:
+    """Compact JSON, never NaN (what every message and stored state is written as)."""
+    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+def _refuse_constant(token: str) -> Any:
+    raise ValueError(f"{token} is not JSON")
+
+
+def loads(text: str | bytes, max_bytes: int) -> dict[str, Any]:
+    """One message: a JSON object of at most `max_bytes` (the setting named when over)."""
+    size = len(text.encode("utf-8", "replace")) if isinstance(text, str) else len(text)
+    if size > max_bytes:
+        raise ProtocolError(
+            "too_large",
+            f"the message is {size} bytes, over max_room_message_bytes ({max_bytes})",
+        )
+    try:
+        obj = json.loads(text, parse_constant=_refuse_constant)
+    except (ValueError, RecursionError):
+        raise ProtocolError("malformed", "the message is not JSON") from None
+    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
+        raise ProtocolError("malformed", 'a message is a JSON object with a "type"')
+    return obj
+
+
+# --- the view ---------------------------------------------------------------------------------
+
+
+def _number(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _nested_numbers(x: Any, depth: int = 0) -> bool:
+    if _number(x):
+        return True
+    if isinstance(x, list) and depth < MAX_NESTING:
+        return all(_nested_numbers(v, depth + 1) for v in x)
+    return False
+
+
+def check_state(state: Any) -> dict[str, Any]:
+    """The view as sent, checked: only STATE_KEYS, each a scalar (values: or an object). A
+    `values` written as in an address ("x=2,y=3") is read into its object, so that every
+    member gets one form."""
+    if not isinstance(state, dict):
+        raise ProtocolError("malformed", '"state" is a JSON object')
+    unknown = sorted(set(state) - STATE_KEYS)
+    if unknown:
+        known = ", ".join(sorted(STATE_KEYS))
+        raise ProtocolError("malformed", f"state has no key {unknown[0][:40]!r} (known: {known})")
+    if isinstance(state.get("values"), str):
+        try:
+            state = {**state, "values": parse_values(state["values"])}
+        except QueryError as err:
+            raise ProtocolError("malformed", f"state.values: {err.message}") from None
+    for key, value in state.items():
+        if value is None or isinstance(value, str | bool) or _number(value):
+            continue
+        if key == "values" and isinstance(value, dict):
+            if all(isinstance(k, str) and _nested_numbers(v) for k, v in value.items()):
+                continue
+            raise ProtocolError("malformed", "state.values maps names to numbers or lists")
+        raise ProtocolError("malformed", f"state.{key} is a string, number, boolean or null")
+    return state
+
+
+# --- questions --------------------------------------------------------------------------------
+
+
+def number_key(x: float) -> str:
+    """`x` rounded to 4 significant digits, as text Number() reads back: 4 → "4"."""
+    rounded = float(f"{x:.4g}")
+    if rounded == 0:
+        return "0"
+    if rounded.is_integer() and abs(rounded) < 1e15:
+        return str(int(rounded))
+    return repr(rounded)
+
+
+def _id(msg: dict[str, Any]) -> str:
+    qid = msg.get("id")
+    if not isinstance(qid, str) or not ID_PATTERN.fullmatch(qid):
+        raise ProtocolError("malformed", '"id" is 1–64 letters, digits or _.:-')
+    return qid
+
+
+@dataclass(frozen=True)
+class Question:
+    """An open question: what students see (`public`) and the answer kept from them."""
+
+    id: str
+    question: str
+    kind: str
+    choices: tuple[str, ...] | None
+    answer: Any  # as the instructor gave it, or None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def key_of(self, value: Any) -> str:
+        """The counted form of an answer (module docstring), or ProtocolError."""
+        if self.kind == "choice":
+            if isinstance(value, str) and self.choices and value in self.choices:
+                return value
+            raise ProtocolError("malformed", "the answer is one of the question's choices")
+        if isinstance(value, str):
+            try:
+                value = float(value.strip())
+            except ValueError:
+                raise ProtocolError("malformed", "the answer is a number") from None
+        if not _number(value):
+            raise ProtocolError("malformed", "the answer is a finite number")
+        return number_key(float(value))
+
+    @property
+    def answer_key(self) -> str | None:
+        return None if self.answer is None else self.key_of(self.answer)
+
+    def public(self) -> dict[str, Any]:
+        out: dict[str, Any] = {**self.extra, "type": "ask", "id": self.id,
+                               "question": self.question, "kind": self.kind}  # fmt: skip
+        if self.choices is not None:
+            out["choices"] = list(self.choices)
+        return out
+
+    def full(self) -> dict[str, Any]:
+        return {**self.public(), "answer": self.answer, "answer_key": self.answer_key}
+
+    def reveal(self, counts: dict[str, int]) -> dict[str, Any]:
+        return {**self.full(), "type": "reveal", "counts": counts, "total": sum(counts.values())}
+
+    def to_json(self) -> str:
+        return dumps(self.full())
+
+    @classmethod
+    def from_json(cls, text: str) -> Question:
+        return parse_ask(json.loads(text))
+
+
+def parse_ask(msg: dict[str, Any]) -> Question:
+    qid = _id(msg)
+    text = msg.get("question")
+    if not isinstance(text, str) or not text.strip() or len(text) > MAX_QUESTION_CHARS:
+        raise ProtocolError("malformed", f'"question" is text of 1–{MAX_QUESTION_CHARS} chars')
+    kind = msg.get("kind")
+    if kind not in KINDS:
+        raise ProtocolError("malformed", '"kind" is "value" or "choice"')
+    choices = msg.get("choices")
+    if kind == "choice":
+        if (
+            not isinstance(choices, list)
+            or not 2 <= len(choices) <= MAX_CHOICES
+            or not all(isinstance(c, str) and 0 < len(c) <= MAX_CHOICE_CHARS for c in choices)
+            or len(set(choices)) != len(choices)
+        ):
+            raise ProtocolError(
+                "malformed", f'"choices" is 2–{MAX_CHOICES} different texts for kind "choice"'
+            )
+        choices = tuple(choices)
+    elif choices is not None:
+        raise ProtocolError("malformed", '"choices" goes with kind "choice" only')
+    reserved = {"type", "id", "question", "kind", "choices", "answer", "answer_key",
+                "counts", "total"}  # fmt: skip
+    extra = {k: v for k, v in msg.items() if k not in reserved}
+    q = Question(qid, text, kind, choices, msg.get("answer"), extra)
+    if q.answer is not None:
+        q.key_of(q.answer)  # a correct answer that no student could give is refused
+    return q
+
+
+# --- what clients send, read ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Hello:
+    role: str
+    key: str | None
+    member_id: str | None = None  # the id of an earlier welcome, to keep one's answer
+
+
+def parse_hello(msg: dict[str, Any]) -> Hello:
+    if msg.get("type") != "hello":
+        raise ProtocolError("hello", 'the first message is {"type": "hello", "role": ...}')
+    role = msg.get("role")
+    if role not in ROLES:
+        raise ProtocolError("hello", '"role" is "student" or "instructor"')
+    key = msg.get("key")
+    if role == "instructor" and not isinstance(key, str):
+        raise ProtocolError("hello", "an instructor's hello carries the room's key")
+    member_id = msg.get("id")
+    if member_id is not None and not (
+        isinstance(member_id, str) and MEMBER_ID.fullmatch(member_id)
+    ):
+        raise ProtocolError("hello", '"id" is the id of an earlier welcome')
+    return Hello(role, key if isinstance(key, str) else None, member_id)
+
+
+def answer_parts(msg: dict[str, Any]) -> tuple[str, Any]:
+    """An answer's question id and value (the value is checked against the question)."""
+    if "value" not in msg:
+        raise ProtocolError("malformed", 'an answer has a "value"')
+    return _id(msg), msg["value"]
+
+
+def reveal_id(msg: dict[str, Any]) -> str:
+    return _id(msg)
+
+
+# --- what the server sends --------------------------------------------------------------------
+
+
+def state_message(seq: int, state_json: str) -> str:
+    """The state message, from the stored state's JSON (the Redis script writes the same)."""
+    return f'{{"type":"state","seq":{seq},"state":{state_json}}}'
+
+
+def error_message(code: str, message: str) -> str:
+    return dumps({"type": "error", "code": code, "message": message})
+
+
+def presence_message(students: int) -> str:
+    return dumps({"type": "presence", "students": students})
+
+
+def ended_message(reason: str) -> str:
+    return dumps({"type": "ended", "reason": reason})
+
+
+def tally_message(q: Question, counts: dict[str, int]) -> str:
+    ordered = dict(sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+    return dumps({"type": "tally", "id": q.id, "kind": q.kind, "counts": ordered,
+                  "total": sum(counts.values())})  # fmt: skip
+
+
+def counts_of(keys: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for k in keys:
+        out[k] = out.get(k, 0) + 1
+    return dict(sorted(out.items(), key=lambda kv: (-kv[1], kv[0])))

@@ -18,6 +18,7 @@ from typing import Any
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse, Response
+from redis.exceptions import RedisError
 from starlette.exceptions import HTTPException
 
 from app.middleware.security import headers_for
@@ -227,6 +228,15 @@ def install_error_handlers(app: FastAPI) -> None:
             error_body(short(exc.detail, 200), f"http_{exc.status_code}"),
             headers=getattr(exc, "headers", None),
         )
+
+    @app.exception_handler(RedisError)
+    async def rooms_unavailable(request: Request, exc: RedisError) -> Response:
+        # The rooms' Redis (GRADTRACE_REDIS_URL) is down or unreachable: not a bug, and not
+        # the client's fault. Only the class's addresses use it; everything else still works.
+        log.warning("rooms' Redis failed on %s: %s", request.url.path, type(exc).__name__)
+        message = "classes are unavailable for a moment: the server cannot reach its Redis"
+        body = error_body(message + " (GRADTRACE_REDIS_URL); try again shortly", "unavailable")
+        return error_response(request.url.path, 503, body, headers={"Retry-After": "5"})
 
     @app.exception_handler(Exception)
     async def internal_error(request: Request, exc: Exception) -> Response:

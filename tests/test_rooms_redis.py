@@ -156,3 +156,17 @@ def test_rooms_live_in_redis_with_the_idle_lifetime_and_expire(
         run(go())
     finally:
         r.close()
+
+
+def test_an_unreachable_redis_is_a_503_that_names_it_and_the_page_still_works() -> None:
+    """Redis down (nothing listens on the URL's port): the class's addresses answer 503 with
+    Retry-After and say why; the rest of the app does not depend on Redis."""
+    env = {"GRADTRACE_REDIS_URL": "redis://127.0.0.1:9/0"}  # port 9 (discard): refused
+    with uvicorn_server(env) as server:
+        status, headers, body = http("POST", server.url + "/api/rooms", {})
+        assert status == 503, body
+        assert headers.get("retry-after") == "5"
+        error = json.loads(body)["error"]
+        assert error["code"] == "unavailable" and "GRADTRACE_REDIS_URL" in error["message"]
+        assert http("GET", server.url + "/api/rooms/ABCDEF")[0] == 503
+        assert http("GET", server.url + "/?source=x*y")[0] == 200

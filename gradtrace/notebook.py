@@ -8,6 +8,9 @@ The engine gives a trace its SVG and its one line of text (engine/tracing/displa
 stepper is the app's page (standalone.py), so the HTML is installed from here, on import.
 Everything is inline and nothing is fetched. Where scripts do not run (an untrusted notebook,
 GitHub, a static HTML export) the script is removed or inert and the SVG stays.
+
+The live widget, whose engine runs in the kernel, is asked for by name: `gradtrace.widget(...)`
+(gradtrace/widget.py says why a trace's own display stays this stepper).
 """
 
 from __future__ import annotations

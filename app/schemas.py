@@ -70,6 +70,27 @@ class StepOut(BaseModel):
     grads: dict[str, Any]
 
 
+class PrintedLine(BaseModel):
+    """One line a print(…) or `x.grad` statement shows, as its library prints it."""
+
+    line: int = Field(description="The source line of the statement that printed it.")
+    text: str = Field(description="What it prints: `tensor(4.)` under torch, `4.0` otherwise.")
+
+
+class WarningOut(BaseModel):
+    """A free name one edit from an assigned name: it runs, and the answer says so."""
+
+    model_config = ConfigDict(extra="allow")
+
+    message: str = Field(description="\"'yy' is never assigned; did you mean 'y'?\"")
+    line: int
+    column: int
+    end_line: int | None = None
+    end_column: int | None = None
+    name: str | None = Field(default=None, description="The free name (`yy`).")
+    suggestion: str | None = Field(default=None, description="The assigned name (`y`).")
+
+
 class TraceResponse(BaseModel):
     model_config = ConfigDict(extra="allow")
 
@@ -79,6 +100,13 @@ class TraceResponse(BaseModel):
     topo: list[str]
     steps: list[StepOut]
     grads: dict[str, Any]
+    printed: list[PrintedLine] = Field(
+        default_factory=list, description="What print(…) and `x.grad` lines show, in order."
+    )
+    warnings: list[WarningOut] = Field(
+        default_factory=list,
+        description="Did-you-mean warnings (none for a name given a value; at most 20).",
+    )
 
 
 # --- what the OpenAPI document says about the page, the embed and the image --------------------

@@ -16,6 +16,7 @@ from app import cache
 from app.config import Settings
 from engine import drawing as draw
 from engine.drawing.collapse import full_refusal
+from engine.language.name_warnings import shown
 from engine.words.messages import translate, translate_error
 
 
@@ -77,16 +78,31 @@ def kept_values(ask: ViewAsk, settings: Settings) -> tuple[dict[str, Any], list[
     return {k: v for k, v in values.items() if k in free}, [k for k in values if k not in free]
 
 
+def trace_body(ran: engine.Run, lang: str = "en") -> dict[str, Any]:
+    """The trace's JSON as every answer gives it (docs/trace-format.md), with what the program
+    says back: `printed` (its print(…) and `x.grad` lines, `{"line", "text"}`) and `warnings`
+    (a free name one edit from an assigned one, `{"message", "line", "column", …}`, none for
+    a name given a value, at most name_warnings.MAX_WARNINGS), the messages in `lang`. Both
+    are always there, empty lists when the program says nothing."""
+    body = ran.trace.to_dict()
+    given = [f["name"] for f in ran.graph.free if f["given"]]
+    warnings = shown(ran.program.warnings, given)
+    body["printed"] = ran.printed
+    body["warnings"] = [{**w, "message": translate(w["message"], lang)} for w in warnings]
+    return body
+
+
 def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
     """Run a program for the page: {trace, contrast, svg, draw_error, collapsed, ...} or
     {error, status}."""
     limits = settings.limits
     values, dropped = kept_values(ask, settings)
     try:
-        result = engine.run(
+        ran = engine.run_program(
             ask.source, values, accumulate=ask.accumulate, order=ask.order, limits=limits
         )
-        trace = result.to_dict()
+        result = ran.trace
+        trace = trace_body(ran, ask.lang)
     except engine.ProgramError as err:
         # In the page's language: the engine raises in English (engine/words/messages.py).
         error = translate_error(err.to_dict()["error"], ask.lang)

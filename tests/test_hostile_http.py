@@ -406,8 +406,16 @@ def test_a_nan_that_slipped_through_still_gives_strict_json(
 
     # a program of its own, so that no answer cache hands this broken trace to another test
     unique = f"nan_probe_{path.strip('/').replace('/', '_')} * 1"
-    monkeypatch.setattr(api, "run", lambda *a, **k: NaNTrace())
-    monkeypatch.setattr(api, "run_program", lambda *a, **k: types.SimpleNamespace(trace=NaNTrace()))
+    def broken_run(*a: Any, **k: Any) -> Any:  # a Run whose trace holds NaNs, nothing printed
+        return types.SimpleNamespace(
+            trace=NaNTrace(),
+            graph=types.SimpleNamespace(free=[]),
+            program=types.SimpleNamespace(warnings=()),
+            printed=[],
+        )
+
+    monkeypatch.setattr(api, "run_program", broken_run)
+    monkeypatch.setattr(engine, "run_program", broken_run)
     monkeypatch.setattr(engine, "run", lambda *a, **k: NaNTrace())
     monkeypatch.setattr(  # the page's `=` row, from the same broken engine
         engine.program, "contrast", lambda *a, **k: {"accumulate": "assign", "grads": {"n0": NAN}}

@@ -32,7 +32,6 @@ def broken(*args: Any, **kw: Any) -> Any:
 def client(monkeypatch: pytest.MonkeyPatch) -> Iterator[TestClient]:
     monkeypatch.setattr(pages, "_page", broken)
     monkeypatch.setattr(images, "svg_answer", broken)
-    monkeypatch.setattr(api, "run", broken)
     monkeypatch.setattr(api, "run_program", broken)
     # Raise into the test as Starlette's own last resort would: this checks that none is needed.
     with TestClient(app, raise_server_exceptions=True) as c:

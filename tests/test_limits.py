@@ -75,6 +75,8 @@ def test_every_limit_is_covered_here() -> None:
         "max_loop_iterations",
         "max_depth",
         "max_statements",
+        "max_call_depth",  # below, and tests/test_lang_functions.py, test_lang_hostile_flow.py
+        "max_print_chars",  # below, and tests/test_lang_backward.py
     }
     assert {f.name for f in dataclasses.fields(Limits)} == covered
 
@@ -410,3 +412,26 @@ def test_limit_errors_point_at_the_offending_text() -> None:
     assert (e.line, e.column) == (2, 1)
     e = over("x" + "[0]" * 100, "max_depth")
     assert e.line == 1 and e.column is not None
+
+
+# --- max_call_depth, max_print_chars ----------------------------------------------------------
+
+
+def test_functions_calling_functions_stop_at_max_call_depth_quickly() -> None:
+    limits = Limits(max_call_depth=6)
+    chain = "".join(f"def f{i}(x):\n    return f{i + 1}(x) + 1\n" for i in range(8))
+    start = time.perf_counter()
+    e = over(chain + "def f8(x):\n    return x\ny = f0(2.0)", "max_call_depth", limits)
+    assert time.perf_counter() - start < 2
+    assert e.line is not None and e.line > 1  # at the call that goes one level too deep
+
+
+def test_printing_past_max_print_chars_is_cut_with_a_line_that_names_it() -> None:
+    from engine.program import run_program
+
+    ran = run_program(
+        "x = ones(50)\nfor i in range(40):\n    print(x)", limits=Limits(max_print_chars=500)
+    )
+    texts = [p["text"] for p in ran.printed]
+    assert sum(len(t) for t in texts[:-1]) <= 500
+    assert "max_print_chars" in texts[-1] and "500" in texts[-1]

@@ -10,9 +10,9 @@ from fastapi.responses import Response
 from app import cache
 from app.config import Settings, SettingsDep
 from app.errors import SafeJSONResponse as JSONResponse  # strict JSON: never a NaN token
-from app.query import QueryError, parse_query
+from app.query import QueryError, parse_lang, parse_query
 from app.schemas import JSON_ERRORS, TRACE_QUERY, ErrorResponse, TraceRequest, TraceResponse
-from engine import run
+from app.views import trace_body
 from engine.program import run_program
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -26,8 +26,9 @@ ERRORS: dict[int | str, dict[str, Any]] = {
 
 
 @router.post("/trace", response_model=TraceResponse, responses=ERRORS)
-def post_trace(request: TraceRequest, settings: SettingsDep) -> JSONResponse:
-    """Run the program and record every step of its backward pass.
+def post_trace(request: TraceRequest, http: Request, settings: SettingsDep) -> JSONResponse:
+    """Run the program and record every step of its backward pass, with what it printed and
+    its did-you-mean warnings (worded in `?lang=`, English by default).
 
     A plain `def`: FastAPI runs it in a worker thread, so the event loop stays free.
     """
@@ -38,7 +39,7 @@ def post_trace(request: TraceRequest, settings: SettingsDep) -> JSONResponse:
         order=request.order,
         limits=settings.limits,
     )
-    body = program.trace.to_dict()
+    body = trace_body(program, parse_lang(http.query_params.get("lang")))
     if request.lessons:  # the one call of the lessons: the same run, no second parse or build
         from engine.lessons import run_lessons
         from engine.tracing.cost import AnswerBudget
@@ -66,5 +67,7 @@ def trace_answer(request: Request, settings: Settings) -> Response:
         q = parse_query(dict(request.query_params), default_source=False)
     except QueryError as err:
         return JSONResponse(err.to_dict(), status_code=err.status)
-    result = run(q.source, q.values, accumulate=q.accumulate, order=q.order, limits=settings.limits)
-    return JSONResponse(result.to_dict())
+    ran = run_program(
+        q.source, q.values, accumulate=q.accumulate, order=q.order, limits=settings.limits
+    )
+    return JSONResponse(trace_body(ran, q.lang))

@@ -19,6 +19,7 @@ from engine.autograd.value import Span
 
 if TYPE_CHECKING:
     from engine.language.flow_ir import FlowExpr, FlowStmt
+    from engine.language.name_warnings import NameWarning
 
 # --- static ints -------------------------------------------------------------------------------
 
@@ -322,6 +323,8 @@ class Program:
     # the program imports torch: a tensor is a constant unless it asks for a gradient (the
     # import's handling sets it); without torch, a name bound to constants only is a leaf
     torch_mode: bool = False
+    # free names one edit from an assigned name (`yy` beside `y`), at their first use
+    warnings: tuple[NameWarning, ...] = ()
 
     def __str__(self) -> str:
         return "\n".join(str(s) for s in self.body)

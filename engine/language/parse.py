@@ -21,6 +21,7 @@ from engine.errors import ProgramError
 from engine.language import ir
 from engine.language.flow_ir import ListExpr
 from engine.language.guards import read_tree
+from engine.language.name_warnings import name_warnings
 from engine.language.parse_functions import FunctionParser, is_grad_transform
 from engine.language.vocabulary import BIN_OPS, FUNCTIONS, SYMBOLS
 from engine.limits import DEFAULT_LIMITS, Limits
@@ -89,6 +90,7 @@ class Parser(FunctionParser):
             frozenset(self.label_names),
             frozenset(self.int_reads),
             self.torch,  # spelling.py: torch was imported
+            name_warnings(tree, self.free, self.source),  # `yy` beside `y`: did you mean y?
         )
 
     def look_ahead(self, tree: ast.Module) -> None:

@@ -14,6 +14,7 @@ import { prepareSvg } from "./graph.js";
 import { wireGraph } from "./graph_input.js";
 import { renderGraph } from "./graph_style.js";
 import { startLessons } from "./lessons/panel.js";
+import { startOutput } from "./output.js";
 import { startRoom } from "./room/index.js";
 import { wireShare } from "./share.js";
 import { setState, state, subscribe } from "./store.js";
@@ -64,6 +65,7 @@ function start() {
   wireGraph();
   subscribe(render);
   render();
+  startOutput(); // the Output panel: printed lines and did-you-mean warnings (its own subscriber)
   const lessons = startLessons(); // after the page: the panel subscribes to the same store
   startRoom(); // after the lessons: a student's page opens the instructor's lesson through the panel
   // Read-only handles for the tests, the bench and course-note scripts (never used between

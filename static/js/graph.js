@@ -118,10 +118,16 @@ function presentHeight(host) {
 
 // The box's height for a drawing: the room it has, or (not beside the controls) what the
 // drawing needs of it at the scale that fits, so no blank is left under a wide, flat graph.
+// The most height the box may take: the presented box's, or a share of the screen.
+function mostHeight(host) {
+  if (state.present) return presentHeight(host);
+  return FIT_CONTENT ? 640 : window.innerHeight * (window.innerWidth <= 760 ? 0.55 : 0.62);
+}
+
 function boxHeight(host, aw, m) {
   const b = drawing.base;
   if (presentSide()) return presentHeight(host);
-  const most = state.present ? presentHeight(host) : FIT_CONTENT ? 640 : window.innerHeight * (window.innerWidth <= 760 ? 0.55 : 0.62);
+  const most = mostHeight(host);
   const scale = Math.min(aw / b.w, maxScale(), Math.max(1, most - m.t - m.b) / b.h);
   return Math.round(Math.max(MIN_HEIGHT, b.h * scale + m.t + m.b));
 }
@@ -132,7 +138,9 @@ export function fitScale(size) {
   if (!host) return 0;
   const m = margins(host);
   const aw = Math.max(40, (host.clientWidth || 600) - m.l - m.r);
-  const ch = state.present && !EMBED ? presentHeight(host) : host.clientHeight || 400;
+  // The room the box may have, not its height now (sized to the drawing on show), so that
+  // two drawings of one graph compare fairly (layout.js).
+  const ch = state.present && !EMBED ? presentHeight(host) : mostHeight(host);
   const ah = Math.max(40, ch - m.t - m.b);
   return Math.min(aw / size.w, ah / size.h, maxScale());
 }

@@ -1,16 +1,16 @@
 /* The drawing's direction: inputs on the left (lr) or on top (tb), and presentation's screen.
  *
  * An address may name a direction (`layout=lr|tb`). Otherwise the page draws lr, except in
- * presentation mode, which shows whichever of the two fits its box at the larger scale: lr for
- * a wide box or a long chain, tb for a tall box (a phone held upright) or a bushy graph beside
- * the controls. The server lays out one direction per request (POST /api/render with
+ * presentation mode and on a phone held upright, which show whichever of the two fits the
+ * box at the larger scale: lr for a wide box or a long chain, tb for a tall box (a phone held
+ * upright) or a bushy graph beside the controls. The server lays out one direction per request (POST /api/render with
  * `layout`), so the rule that keeps this cheap is: the other direction is asked for only when
  * it could win. Going from lr to tb makes a drawing narrower and taller, so tb can only fit
  * larger when lr is held back by the box's width (and lr only when tb is held back by its
  * height), and not when the drawing is already at its largest scale. Both drawings of a trace
  * are kept, so switching back and forth (a resize, leaving and entering presentation) asks
  * for nothing more. */
-import { STANDALONE } from "./boot.js";
+import { EMBED, STANDALONE } from "./boot.js";
 import { $ } from "./dom.js";
 import { G, fitScale, parseSvg, presentSide, showSvg } from "./graph.js";
 import { renderGraph } from "./graph_style.js";
@@ -35,10 +35,15 @@ function otherMayWin(g) {
   return g.layout === "lr" ? widthBound : !widthBound;
 }
 
-// The direction to show: the address's, lr outside presentation, else the larger fit known.
+// A phone held upright (a student following a class, most often): there too the drawing
+// takes the direction that draws it larger, since lr on 360 px is often too small to read.
+const NARROW = "(max-width: 760px) and (orientation: portrait)";
+
+// The direction to show: the address's; lr outside presentation and off phones; else the
+// larger fit known.
 function wanted(g) {
   if (state.layout === "lr" || state.layout === "tb") return state.layout;
-  if (!state.present) return "lr";
+  if (!state.present && (EMBED || STANDALONE || !window.matchMedia(NARROW).matches)) return "lr";
   const other = g.layout === "lr" ? "tb" : "lr";
   const alt = kept.svgs[other];
   if (!alt) {

@@ -123,6 +123,125 @@ def test_every_refusal_of_the_language_is_translated(source: str) -> None:
     assert_translated(e.message)
 
 
+# --- code as students already write it: imports, prefixes, shapes, index lists, joins ----
+
+# Each gives an error (issue 14's new messages, and the old ones the new names reach).
+NAMES_REFUSED = [
+    "import os",
+    "from os import path",
+    "import torch.fft",
+    "from torch import fft",
+    "import numpy.linalg",
+    "from . import x",
+    "from math import *",
+    "import math\ny = math.gamma(2)",
+    "import torch\ny = torch.fft.fft(x)",
+    "import numpy as np\ny = np.linalg.norm(x)",
+    "from math import pi",
+    "from math import gamma",
+    "y = np.exp(2)",
+    "y = torch.exp(x)",
+    "y = F.relu(x)",
+    "import math\ny = math.exp",
+    "import math\ny = math.tau",
+    "import numpy as np\nnp.random.seed(-1)",
+    "import numpy as np\nnp.random.seed(1, 2)",
+    "import numpy as np\ny = np.random.seed(1)",
+    "import torch\nx = torch.zeros(2)\nx.requires_grad_(False)",
+    "import torch\nx = torch.zeros(2)\n(x * 2).requires_grad_()",
+    "x = [1.0, 2.0]\ny = x.requires_grad_",
+    "x = [1.0, 2.0]\ny = x.shape",
+    "x = [1.0, 2.0]\ny = zeros(x.shape[0] + x.shape)",
+    "y = (x * 2).shape[0]",
+    "x = [1.0, 2.0]\ny = x.size(0, 1)",
+    "x = [1.0, 2.0]\ny = x.requires_grad_(1)",
+    "x = [1.0, 2.0]\ny = x[[]]",
+    "y = linspace(0, 1, -2)",
+    "y = arange(0, 1, 0)",
+    "y = arange(0, 1e308, 1e-308)",
+    "y = arange(1, 2, 3, 4)",
+    "y = linspace(0, 1)",
+    "x = 2.0\nn = x.shape[0]\ny = zeros(n)",
+    "x = [1.0, 2.0]\ny = x[x.shape[3]]",
+    "x = [1.0, 2.0]\ny = x[range(0, 5, 0)]",
+    "x = zeros(4)\ny = x[range(0, 100000)]",
+    "x = [1.0, 2.0]\ni = [0.5, 1.5]\ny = x[i]",
+    "x = [1.0, 2.0]\ny = x[[0, 5]]",
+    "x = zeros(2, 2)\ny = x[[0, 1], [0, 1, 1]]",
+    "x = zeros(2)\ny = x[[0], [0], [0]]",
+    "a = 1.0\nb = 2.0\ny = cat([a, b])",
+    "a = zeros(2, 3)\nb = zeros(3, 3)\ny = cat([a, b], axis=1)",
+    "a = zeros(2)\nb = zeros(3)\ny = stack([a, b])",
+    "a = zeros(2)\ny = cat([a, a], axis=2)",
+    "a = zeros(2)\ny = stack([a, a], axis=3)",
+    "a = zeros(2)\ny = cat(a)",
+    "a = zeros(2)\ny = cat([])",
+    "a = zeros(2)\ny = cat([a], 0, 1)",
+    "a = zeros(2)\ny = cat([a], 0, axis=0)",
+    "a = zeros(2)\ny = clamp(a)",
+    "a = zeros(2)\ny = clamp(a, 0, 1, 2)",
+    "a = zeros(2)\ny = clamp(a, 0, min=1)",
+    "a = zeros(2)\ny = clamp(a, min=a)",
+    "a = zeros(2)\ny = clip(a, a_min='x')",
+    "a = zeros(2)\ny = a.size()",
+    "import torch\nx = torch.tensor(y)",
+    "import torch\nx = torch.tensor([1.0], requires_grad=1)",
+    "import torch\nx = torch.zeros(2, dtype=1)",
+    "import torch\nx = torch.tensor()",
+    "x = zeros_like()",
+    "x = full(2)",
+    "x = full((2,), y)",
+    "import torch\ny = torch.transpose(x, 0, 2)",
+    "import torch\ny = torch.transpose(x, 0)",
+    "x = randn(2, 2)\ny = max(x)",
+    "y = pow(x)",
+    "y = dot(x)",
+    "dot = 2\ny = dot(dot, dot)",
+    "x = 1\ny = x.view",
+    "x = [1.0, 2.0]\ny = x.matmull(x)",
+    "x = 1\ny = exp(x, dim=0)",
+    "x = [1.0]\ny = x.sum(dim=0, axis=0)",
+    "x = [1.0]\ny = x.sum(0, axis=0)",
+    "x = [1.0]\ny = x.sum(keepdim=2)",
+    "x = [1.0]\ny = torch.mean(x, 1)",
+    "import torch\nx = [1.0]\ny = torch.mean(x, 1)",
+    "x = [1.0, 2.0]\nn = len(x, x)",
+    "x = [1.0, 2.0]\nn = len(2 * x)",
+    "import torch\nx = torch.zeros(2, 2, 2)\ny = x.transpose(0, 2)",
+    "y = reshape()",
+]
+
+
+@pytest.mark.parametrize("source", NAMES_REFUSED)
+def test_every_refusal_of_the_new_names_is_translated(source: str) -> None:
+    e = error_of(source)
+    assert e is not None, source
+    assert_translated(e.message)
+
+
+def test_a_module_s_list_of_functions_and_the_missing_import_keep_their_names() -> None:
+    zh = translate(
+        "math.gamma is not supported; the functions of math that work are: cos, exp, fabs", "zh"
+    )
+    assert zh == "不支持 math.gamma;math 中可用的函数有:cos, exp, fabs"
+    assert translate(
+        "torch.nn.Linear is not supported; the functions of torch.nn that work are: none", "zh"
+    ).endswith("可用的函数有:无")
+    e = error_of("y = np.exp(2)")
+    assert e is not None
+    assert translate(e.message, "zh") == "'np' 还没有导入:请在程序开头加上 `import numpy as np`"
+
+
+def test_the_code_lesson_s_refusal_is_translated() -> None:
+    from engine import lessons
+    from engine.program import run_program
+
+    with pytest.raises(ProgramError) as info:
+        lessons.code(run_program("x = 2.0\nif x > 1:\n    x = x * 2\nx"))
+    assert_translated(info.value.message)
+    assert translate(info.value.message, "zh").startswith("“PyTorch 与 JAX”课程还不能为 'if ")
+
+
 PYTHON_SYNTAX = [
     "x = (1",
     "x = [1 2]",

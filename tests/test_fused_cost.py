@@ -161,6 +161,13 @@ WORST: list[tuple[Callable[[], ops.Op], Shapes]] = [
     (lambda: ops.Softmax(0), ((128, 128),)),
     (lambda: ops.LogSoftmax(0), ((128, 128),)),
     (lambda: ops.CrossEntropy(list(range(128))), ((128, 128),)),
+    (lambda: ops.Cat(0, 2), ((64, 128), (64, 128))),
+    (lambda: ops.Cat(1, 3), ((128, 1), (128, 126), (128, 1))),
+    (lambda: ops.Stack(0, 2), ((64, 128), (64, 128))),
+    (lambda: ops.Clamp(0.75, 1.25), ((128, 128),)),
+    # the gradient scatters back into zeros of the input's shape: as large as the input
+    (lambda: ops.Gather((tuple(range(128)), tuple(range(128)))), ((128, 128),)),
+    (lambda: ops.Gather(((0,) * 16384,)), ((128,),)),
 ] + [(cls, ((128, 128),)) for cls in (ops.Neg, ops.Exp, ops.Log, ops.Sqrt, ops.Sin, ops.Cos,
                                        ops.Tanh, ops.Sigmoid, ops.Relu, ops.Abs)]  # fmt: skip
 # A few temporaries of the work's size may be alive at once (sigmoid: e, 1 + e, the quotient…).

@@ -20,6 +20,7 @@ from hypothesis import given
 import engine.autograd.ops as O
 from engine.autograd.backward import backward
 from engine.autograd.value import constant, leaf
+from tests.join_cases import join_cases
 from tests.strategies import (
     ELEMENTWISE_BINARY,
     UNARY_OPS,
@@ -36,7 +37,7 @@ from tests.strategies import (
 EPS = 1e-6
 TOLERANCE = 1e-6
 
-CASES = [c for c in op_cases() if not c.kink]
+CASES = [c for c in op_cases() + join_cases() if not c.kink]
 
 
 def numeric_gradient(

@@ -426,8 +426,52 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ("attribute-dunder", "x.__class__", 1, 1, "attribute", "attribute access (.__class__)"),
     ("attribute-foo", "x = 2\ny = x.foo", 2, 5, "attribute", "attribute access (.foo)"),
     ("method-not-called", "x = 2\ny = x.sum", 2, 5, "unsupported", ".sum is a method"),
-    ("import", "import os", 1, 1, "unsupported", "import is not part of the language"),
-    ("from-import", "x = 1\nfrom os import path", 2, 1, "unsupported", "import"),
+    # imports: an allow-list of modules (torch, numpy, math, jax), and only their functions
+    # that the language has (engine/language/modules.py)
+    ("import", "import os", 1, 1, "import", "importing os is not supported; gradtrace understands"),
+    ("from-import", "x = 1\nfrom os import path", 2, 1, "import", "importing os is not supported"),
+    (
+        "import-submodule",
+        "import torch.fft",
+        1,
+        1,
+        "import",
+        "importing torch.fft is not supported",
+    ),
+    ("from-import-module", "from torch import fft", 1, 1, "import", "torch.fft is not supported"),
+    ("import-star", "from math import *", 1, 1, "invalid", "import * is not supported"),
+    (
+        "missing-function-of-a-module",
+        "import math\ny = math.gamma(2)",
+        2,
+        5,
+        "unknown_function",
+        "math.gamma is not supported; the functions of math that work are: cos, exp",
+    ),
+    (
+        "missing-submodule-of-a-module",
+        "import numpy as np\ny = np.linalg.norm(x)",
+        2,
+        5,
+        "unknown_function",
+        "numpy.linalg is not supported; the functions of numpy that work are",
+    ),
+    (
+        "module-constant",
+        "import math\ny = math.tau",
+        2,
+        5,
+        "attribute",
+        "math.tau is not supported",
+    ),
+    (
+        "not-imported",
+        "y = np.exp(2)",
+        1,
+        5,
+        "import",
+        "'np' is not imported: add `import numpy as np` at the top of the program",
+    ),
     ("lambda", "f = lambda: 1", 1, 5, "unsupported", "lambda is not part of the language"),
     (
         "list-comprehension",
@@ -490,14 +534,14 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ("call-of-call", "y = x[0](1)", 1, 5, "unsupported", "only named functions can be called"),
     (
         "index-with-a-value",
-        "xs = [1, 2]\ni = 1\nxs[i]",
+        "xs = [1, 2]\ni = xs[0] * 2\nxs[i]",
         3,
         4,
         "static",
-        "'i' is a value, but a fixed whole number",
+        "'i' holds a tensor, but a whole number is needed here",
     ),
     ("index-with-a-fraction", "xs = [1, 2]\nxs[0.5]", 2, 4, "static", "not a fraction"),
-    ("index-with-a-list", "xs = [1, 2]\nxs[[0, 1]]", 2, 4, "static", "a fixed whole number"),
+    ("index-with-an-empty-list", "xs = [1, 2]\nxs[[]]", 2, 4, "index", "an empty list of indices"),
     ("index-with-none", "xs = [1, 2]\nxs[None]", 2, 4, "static", "a fixed whole number"),
     (
         "keyword-out",
@@ -508,12 +552,12 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
         "sum() has no keyword 'out'; sum takes axis, keepdims",
     ),
     (
-        "keyword-dim",
-        "z = [1, 2]\nsoftmax(z, dim=0)",
+        "keyword-dims",
+        "z = [1, 2]\nsoftmax(z, dims=0)",
         2,
         12,
         "keyword",
-        "softmax() has no keyword 'dim'; softmax takes axis",
+        "softmax() has no keyword 'dims'; softmax takes axis",
     ),
     ("keyword-on-unary", "y = exp(x, axis=0)", 1, 12, "keyword", "exp() has no keyword 'axis'"),
     ("keepdims-not-bool", "y = sum(x, keepdims=1)", 1, 21, "keyword", "keepdims is True or False"),
@@ -619,6 +663,38 @@ def test_refused_with_position_and_message(
     d = e.to_dict()["error"]
     assert (d["line"], d["column"]) == (line, column) and d["message"] == e.message
     assert "Traceback" not in e.message and "ast." not in e.message
+
+
+# Refused before code as students already write it (issue 14), and now run: an int name as an
+# index, index lists (their gradient added back at each index), PyTorch's dim=.
+NOW_RUN = [
+    ("index-with-an-int-name", "xs = [1.0, 2.0]\ni = 1\nL = xs[i] * 3", 6.0, {"xs": [0.0, 3.0]}),
+    ("index-with-a-list", "xs = [1.0, 2.0]\nL = sum(xs[[0, 1, 1]])", 5.0, {"xs": [1.0, 2.0]}),
+    (
+        "keyword-dim",
+        "z = [1.0, 1.0]\nL = softmax(z, dim=0)[0]",
+        0.5,
+        {"z": [0.25, -0.25]},
+    ),
+    (
+        "import-torch",
+        "import torch\nx = torch.tensor(2.0, requires_grad=True)\nx * x",
+        4.0,
+        {"x": 4.0},
+    ),
+]
+
+
+@pytest.mark.parametrize(
+    ("src", "value", "grads"), [c[1:] for c in NOW_RUN], ids=[c[0] for c in NOW_RUN]
+)
+def test_what_the_language_once_refused_now_runs(
+    src: str, value: float, grads: dict[str, Any]
+) -> None:
+    d = run(src).to_dict()
+    assert d["value"] == pytest.approx(value)
+    for name, g in grads.items():
+        assert d["grads"][name] == pytest.approx(g)
 
 
 def test_positions_point_inside_the_source() -> None:

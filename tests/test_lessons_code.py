@@ -8,14 +8,18 @@ import contextlib
 import io
 from typing import Any
 
+import numpy as np
 import pytest
 import torch
 from fastapi.testclient import TestClient
+from hypothesis import given
 
 from app.examples import EXAMPLES
 from app.main import app
-from engine import lessons
+from engine import ProgramError, lessons
 from engine.program import run_program
+from tests.spellings import LEAVES, spelled_program
+from tests.strategies import bounded
 
 client = TestClient(app)
 
@@ -41,6 +45,58 @@ MORE = [
     (
         "shadowing",
         "np = 2.0\nprint = np * 3\nfor torch in range(2):\n    show = print + torch\nshow",
+        {},
+    ),
+    # the names of code as students already write it (issue 14)
+    (
+        "cat_stack",
+        "x = [1.0, 2.0]\ny = [3.0, -4.0]\nL = (cat([x, y]) * stack([x, y]).sum(0)[0]).sum()",
+        {},
+    ),
+    ("clamp", "x = [1.0, -2.0, 3.0]\nL = sum(clamp(x, 0, 2)) + (clamp(x, max=0.5) * x).sum()", {}),
+    (
+        "index_lists",
+        "p = [[0.1, 0.2, 0.7], [0.3, 0.3, 0.4], [0.5, 0.25, 0.25]]\ny = [2, 0, 1]\n"
+        "L = -log(p[range(3), y]).sum() + p[[0, 0], 1].sum() + p[:, [2, 2]].sum()",
+        {},
+    ),
+    (
+        "shapes_as_numbers",
+        "x = randn(2, 3)\nn = x.shape[0]\nz = zeros(*x.shape)\n"
+        "for i in range(n):\n    z = z + x * i\nL = z.sum() / len(x) + x.size(1)",
+        {},
+    ),
+    (
+        "constant_leaves_and_ranges",
+        "W = 0.01 * randn(2, 3)\nx = linspace(0, 1, 3)\nt = arange(0, 1, 0.25)\n"
+        "u = randn()\nL = (W @ x).sum() + (t * t).sum() * u",
+        {},
+    ),
+    (
+        "unused_leaf",  # PyTorch leaves its .grad as None: shown as None
+        "x = 1.0\ny = [2.0, 3.0]\nL = x * 2",
+        {},
+    ),
+    (
+        "torch_spelling",
+        "import torch\nimport torch.nn.functional as F\n"
+        "x = torch.tensor([1.0, 2.0], requires_grad=True)\nw = torch.tensor([0.5, -1.0])\n"
+        "W = torch.randn(2, 3)\nW.requires_grad_()\nz = torch.zeros_like(x)\n"
+        "h = F.relu(torch.stack([x, w], dim=1) @ W)\n"
+        "L = (x * w + z).sum() + h.sum() + torch.clamp(x, min=1.5).sum()\nL.backward()\n"
+        "print(x.grad)",
+        {},
+    ),
+    (
+        "backward_with_a_seed",  # the last backward() wins: z, after it, is not the output
+        "import torch\nx = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        "v = torch.tensor([1.0, 0.5])\ny = torch.exp(x) * x\ny.backward(gradient=v)\nz = y * 2",
+        {},
+    ),
+    (
+        "numpy_spelling",
+        "import numpy as np\nx = np.array([1.0, 2.0, 3.0])\ny = np.zeros(*x.shape)\n"
+        "L = np.sum(np.maximum(x, 2.0) * np.clip(x, 1.5, 2.5)) + np.dot(x, x) + y.sum()",
         {},
     ),
 ]
@@ -111,3 +167,75 @@ def test_the_jax_code_mirrors_the_program():
     ce = lessons.code(run_program("Z = randn(3, 4)\nt = [0, 3, 1]\nL = cross_entropy(Z, t)"))["jax"]
     assert "[jnp.arange(Z.shape[0]), t]" in ce  # one label per row (ERRATA 3)
     assert lessons.code(run_program("x = 3\ny = x**3\ng = grad(y, x)\ng"))["jax"] is None
+
+
+# --- one program in three spellings (tests/spellings.py) -------------------------------------
+
+
+def grads_of(source: str) -> dict[str, Any]:
+    return {k: np.asarray(v) for k, v in run_program(source).trace.to_dict()["grads"].items()}
+
+
+@bounded(25)
+@given(spelled_program())
+def test_each_spelling_gives_the_same_grads_and_code_that_prints_them(sources):
+    plain = grads_of(sources["plain"])
+    assert set(plain) >= set(LEAVES)
+    for how in ("numpy", "torch"):
+        other = grads_of(sources[how])
+        for name in LEAVES:
+            np.testing.assert_allclose(other[name], plain[name], rtol=1e-12, atol=1e-15)
+    # the PyTorch spelling is PyTorch: run as written, its grads are gradtrace's
+    scope: dict[str, Any] = {}
+    dtype = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        exec(compile(sources["torch"], "<torch spelling>", "exec"), scope)  # noqa: S102
+    finally:
+        torch.set_default_dtype(dtype)
+    for name in LEAVES:
+        g = scope[name].grad
+        got = np.zeros(plain[name].shape) if g is None else g.detach().numpy()
+        np.testing.assert_allclose(got, plain[name], rtol=1e-9, atol=1e-12)
+    # and the code the lesson writes for each spelling prints what its panel says
+    for source in sources.values():
+        data = lessons.code(run_program(source))
+        assert run_torch(data["torch"]) == data["torch_output"], source
+        assert data["jax"] is not None
+        compile(data["jax"], "<jax>", "exec")
+
+
+# --- what the lesson cannot write: a clear refusal, never a crash --------------------------------
+
+
+def test_a_part_of_the_ir_the_writer_does_not_know_is_refused_by_name():
+    from engine.language import ir
+    from engine.lessons.code.writer import Writer
+
+    writer = Writer("torch", {}, {})
+    span = run_program("x = 1\nx").program.body[0].span
+    odd = ir.SSlice(ir.SInt(0), None, None)  # a slice where a whole number is needed
+    with pytest.raises(ProgramError) as info:
+        writer.static(odd)
+    assert info.value.code == "unsupported" and "'0:'" in info.value.message
+    with pytest.raises(ProgramError) as info:
+        writer.expr(ir.Note("import torch", span))
+    assert (info.value.line, info.value.column) == (1, 1)
+    # x.shape[0] and *x.shape are written as Python writes them (they used to recurse forever)
+    assert writer.static(ir.SShape("x", ir.SInt(0), span)) == "x.shape[0]"
+    assert writer.statics(ir.StaticArg((ir.SShape("x", None, span), ir.SInt(2)), span)) == (
+        "(*x.shape, 2)"
+    )
+
+
+def test_a_statement_the_lesson_cannot_write_is_refused_at_its_place():
+    source = "x = 2.0\nif x > 1:\n    y = x * 2\nelse:\n    y = x\ny"
+    run = run_program(source)
+    with pytest.raises(ProgramError) as info:
+        lessons.code(run)
+    e = info.value
+    assert (e.line, e.column, e.code, e.status) == (2, 1, "unsupported", 400)
+    assert e.message.startswith("the PyTorch and JAX lesson cannot write code for 'if ")
+    body = {"source": source, "lessons": ["code"]}
+    r = client.post("/api/trace", params={"lang": "zh"}, json=body)
+    assert r.status_code == 400 and "课" in r.json()["error"]["message"]

@@ -103,3 +103,52 @@ def test_the_passes_on_show_are_bounded_and_stated():
 def test_every_op_of_the_registry_has_its_jvp_rule_and_saved_values():
     # The lessons' per-op tables follow the op registry: an op added there is added here too.
     assert set(OPS) <= set(JVPS) == set(JVP_RULES) == set(SAVES)
+
+
+JOINS = (
+    "x = [1.0, 0.5, -2.0]\nw = [[1., 2, 3], [4, 5, 6]]\n"
+    "L = (cat([x, w[0]]) * cat([w[1], x], dim=0)).sum() + stack([x, w[1]], axis=1).tanh().sum()"
+    " + clamp(x * w[0], -1, 1.5).sum() + (w[[1, 0, 1], [0, 2, 2]] * x).sum()"
+    " + (x[[0, 0, 2]] ** 2).sum()"
+)
+
+
+def test_the_joins_clamp_and_index_lists_have_tangents_that_agree_with_torch_jvp():
+    data = lessons.forward_mode(run_program(JOINS))
+    assert data["same"]
+    x0 = np.array([1.0, 0.5, -2.0])
+    w0 = np.array([[1.0, 2, 3], [4, 5, 6]])
+
+    def f(x: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+        return (
+            (torch.cat([x, w[0]]) * torch.cat([w[1], x])).sum()
+            + torch.stack([x, w[1]], dim=1).tanh().sum()
+            + torch.clamp(x * w[0], -1, 1.5).sum()
+            + (w[[1, 0, 1], [0, 2, 2]] * x).sum()
+            + (x[[0, 0, 2]] ** 2).sum()
+        )
+
+    out = data["topo"][-1]
+    for p in data["passes"]:  # x's 3 elements, then w's first ones
+        v = [torch.zeros(3, dtype=torch.float64), torch.zeros((2, 3), dtype=torch.float64)]
+        v[0 if p["label"] == "x" else 1][tuple(p["index"])] = 1.0
+        _, jvp = torch.func.jvp(f, (torch.tensor(x0), torch.tensor(w0)), tuple(v))
+        assert p["tangents"][out] == pytest.approx(jvp.item(), rel=1e-10), p["index"]
+    assert {p["label"] for p in data["passes"]} == {"x", "w"}
+    rules = set(data["rules"].values())
+    # every input's tangent, in order (w[0]₁: the second node of that text)
+    assert {"cat(x\u0307, d(w[0]₁))", "cat(d(w[1]₁), x\u0307)", "stack(x\u0307, d(w[1]₂))"} <= rules
+    assert "w\u0307[key]" in rules and "[-1 ≤ (x * w[0]) ≤ 1.5]·d(x * w[0])" in rules
+    one_sided = lessons.forward_mode(run_program("x = [1.0, -1.0]\nL = clamp(x, min=0).sum()"))
+    assert "[0 ≤ x ≤ ∞]·x\u0307" in one_sided["rules"].values()
+
+
+def test_a_gradient_through_an_index_list_runs_forward_through_its_scatter():
+    # grad() of a gather is a scatter_add node in the graph: forward mode pushes through it
+    source = "x = [1.0, 2.0, 3.0]\ng = grad((x[[0, 0, 2]] ** 3).sum(), x)\nL = (g * g).sum()"
+    run = run_program(source)
+    assert "scatter_add" in {n.op.name for n in run.nodes if n.op is not None}
+    data = lessons.forward_mode(run)
+    assert data["same"]
+    # g = (6·x0², 0, 3·x2²) and L = Σ g²: ∂L/∂x0 = 2·6x0²·12x0 = 144·x0³, ∂L/∂x2 = 36·x2³
+    assert data["forward"]["n0"] == pytest.approx([144.0, 0.0, 36.0 * 27])

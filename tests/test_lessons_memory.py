@@ -99,3 +99,45 @@ def test_activations_are_freed_as_backward_passes_them_and_detach_cuts():
     assert data["detached"] == ["n4"]
     cut = lessons.memory(run_program("x = 2\nh = exp(x)\nc = const(h)\nL = c*3"))
     assert cut["cut"] == ["n1", "n4"] and cut["saved"] == []
+
+
+def torch_saved(grad_fn) -> set[str]:
+    """The tensors (not sizes, not index lists) a torch grad_fn keeps for its backward."""
+    return {
+        n[len("_saved_") :]
+        for n in dir(grad_fn)
+        if n.startswith("_saved_")
+        and not n.startswith("_saved_raw")
+        and isinstance(getattr(grad_fn, n), torch.Tensor)
+    }
+
+
+def test_joins_clamp_and_index_lists_keep_what_pytorch_keeps():
+    import engine.autograd.ops as O
+
+    a0, b0 = [1.0, -2.0, 0.5], [3.0, 0.5, -1.0]
+    a = torch.tensor(a0, dtype=torch.float64, requires_grad=True)
+    b = torch.tensor(b0, dtype=torch.float64, requires_grad=True)
+    x, y = leaf(a0, "a"), leaf(b0, "b")
+    made = {  # engine node, torch grad_fn, the names torch keeps: self is a (x here)
+        "cat": (O.cat([x, y]), torch.cat([a, b]).grad_fn, set()),
+        "stack": (O.stack([x, y], axis=1), torch.stack([a, b], dim=1).grad_fn, set()),
+        "gather": (O.gather(x, ((0, 2, 0),)), a[[0, 2, 0]].grad_fn, set()),
+        "clamp": (O.clamp(x, -1.0, 0.75), torch.clamp(a, -1.0, 0.75).grad_fn, {"self"}),
+    }
+    for name, (node, grad_fn, expected) in made.items():
+        assert node.op is not None and node.op.name == name
+        assert torch_saved(grad_fn) == expected, name
+        ours = {"self" if v is x else "other" if v is y else "result" for v in saved_by(node)}
+        assert ours == expected, name
+
+
+def test_a_program_with_joins_frees_the_clamped_input_after_clamp_runs():
+    data = lessons.memory(
+        run_program("x = [1.0, -2.0]\ny = [0.5, 3.0]\nL = clamp(cat([x, y]), 0, 1).sum()")
+    )
+    # only clamp reads a value (its input, the cat); cat, sum and the leaves keep nothing
+    assert [(s["value"], s["by"]) for s in data["saved"]] == [("n2", ["n3"])]
+    assert data["peak"]["elements"] == 4
+    freed = [s["freed"] for s in data["steps"]]
+    assert ["n2"] in freed

@@ -164,8 +164,12 @@ def test_the_operators_build_the_registrys_ops() -> None:
 
 def test_every_op_has_its_function_and_one_rule_per_input() -> None:
     for name, cls in O.OPS.items():
-        assert cls.name == name and cls.arity in (1, 2), name
-        assert len(cls.rules) == cls.arity, name
+        # arity 0: any number of inputs, written as one list (cat, stack); one rule each
+        assert cls.name == name and cls.arity in (0, 1, 2), name
+        assert len(cls.rules) == max(cls.arity, 1), name
+        if cls.arity == 0:  # an instance names each of its inputs in its own rule
+            rules = cls(0, 3).rules  # type: ignore[call-arg]
+            assert [r.count(f"{{{i}}}") for i, r in enumerate(rules)] == [1, 1, 1], name
         assert cls.__doc__ and "=" in cls.__doc__, f"{name}: its maths in its docstring"
         function = getattr(O, cls.api or cls.name)
         assert callable(function), name

@@ -17,6 +17,7 @@ import engine.autograd.ops as O
 from engine.autograd.backward import BackwardError, backward
 from engine.autograd.value import constant, leaf
 from engine.tracing.record import trace
+from tests.join_cases import join_cases
 from tests.strategies import (
     OpCase,
     assert_close,
@@ -33,7 +34,7 @@ from tests.strategies import (
 torch = pytest.importorskip("torch")
 F = torch.nn.functional
 
-CASES = op_cases()
+CASES = op_cases() + join_cases()
 
 
 def check_against_torch(case: OpCase, seed: int = 0) -> None:

@@ -180,6 +180,31 @@ TOKENS = [
     "None",
     "True",
     "...",
+    # code as students already write it: imports, prefixes, keywords, shapes, index lists
+    "import torch",
+    "import numpy as np",
+    "from math import exp",
+    "import os",
+    "torch.",
+    "np.",
+    "math.",
+    "F.relu",
+    "requires_grad=True",
+    ".requires_grad_()",
+    ".backward()",
+    "dim=",
+    ".shape",
+    ".shape[0]",
+    "len(x)",
+    "*x.shape",
+    "cat([x, y])",
+    "stack(",
+    "clamp(",
+    "min=0",
+    "linspace(0, 1, 3)",
+    "arange(0, 1, 0.25)",
+    "[[0, 1]]",
+    "[range(2), [0, 1]]",
     "é",
     "e\u0301",
     "\U0010ffff",
@@ -240,7 +265,23 @@ def test_any_values_give_a_program_error_or_a_trace(source: str, name: str, valu
 
 UNARY = ["exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "relu", "abs"]
 SCALAR_ERRORS = {"non_finite", "non_finite_grad"}
-TENSOR_ERRORS = SCALAR_ERRORS | {"shape", "axis"}
+# an index list that does not fit the value's shape is refused like a shape that does not
+TENSOR_ERRORS = SCALAR_ERRORS | {"shape", "axis", "index"}
+# The same functions as NumPy and PyTorch spell them, for a program that imports them.
+SPELLINGS: dict[str, dict[str, str]] = {
+    "": {},
+    "import numpy as np\n": {
+        **{f: f"np.{f}" for f in ["exp", "log", "sqrt", "sin", "cos", "tanh", "abs", "sum"]},
+        "cat": "np.concatenate", "stack": "np.stack", "clamp": "np.clip", "max": "np.maximum",
+        "min": "np.minimum", "mean": "np.mean",
+    },
+    "import torch\nimport torch.nn.functional as F\n": {
+        **{f: f"torch.{f}" for f in UNARY if f != "relu"}, "relu": "F.relu",
+        "cat": "torch.cat", "stack": "torch.stack", "clamp": "torch.clamp",
+        "max": "torch.maximum", "min": "torch.minimum", "sum": "torch.sum", "mean": "torch.mean",
+        "softmax": "F.softmax", "log_softmax": "F.log_softmax", "mse": "F.mse_loss",
+    },
+}  # fmt: skip
 
 
 def number() -> st.SearchStrategy[str]:
@@ -319,36 +360,66 @@ def tensor_leaf(draw: st.DrawFn) -> str:
 
 
 @st.composite
-def tensor_expr(draw: st.DrawFn, names: list[str], depth: int = 0) -> str:
+def tensor_expr(
+    draw: st.DrawFn, names: list[str], depth: int = 0, spell: dict[str, str] | None = None
+) -> str:
+    spell = spell or {}
+
+    def fn(name: str) -> str:  # the function as the program's imports spell it
+        return spell.get(name, name)
+
     leaf = st.one_of(tensor_leaf(), st.sampled_from(names)) if names else tensor_leaf()
     if depth >= 3:
         return draw(leaf)
-    sub = tensor_expr(names, depth + 1)
-    kind = draw(st.integers(0, 8))
+    sub = tensor_expr(names, depth + 1, spell)
+    kind = draw(st.integers(0, 13))
     if kind <= 1:
         return draw(leaf)
     if kind <= 3:
         op = draw(st.sampled_from(["+", "-", "*", "/", "@"]))
         return f"({draw(sub)} {op} {draw(sub)})"
     if kind == 4:
-        return f"{draw(st.sampled_from(UNARY))}({draw(sub)})"
+        return f"{fn(draw(st.sampled_from(UNARY)))}({draw(sub)})"
     if kind == 5:
-        axis = draw(st.sampled_from(["", "axis=0", "axis=-1", "axis=1, keepdims=True"]))
-        return f"{draw(st.sampled_from(['sum', 'mean']))}({draw(sub)}{', ' if axis else ''}{axis})"
+        axis = draw(st.sampled_from(["", "axis=0", "axis=-1", "axis=1, keepdims=True", "dim=0"]))
+        return (
+            f"{fn(draw(st.sampled_from(['sum', 'mean'])))}({draw(sub)}{', ' if axis else ''}{axis})"
+        )
     if kind == 6:
         return f"({draw(sub)}).{draw(st.sampled_from(['T', 'tanh()', 'sum()', 'relu()']))}"
     if kind == 7:
-        return f"{draw(st.sampled_from(['softmax', 'log_softmax']))}({draw(sub)})"
-    return f"mse({draw(sub)}, {draw(sub)})"
+        return f"{fn(draw(st.sampled_from(['softmax', 'log_softmax'])))}({draw(sub)})"
+    if kind == 8:
+        return f"{fn('mse')}({draw(sub)}, {draw(sub)})"
+    # the newer names: joins, clamp, index lists, maximum/minimum and shapes as numbers
+    if kind == 9:
+        axis = draw(st.sampled_from(["", ", axis=0", ", dim=-1", ", 1"]))
+        return f"{fn(draw(st.sampled_from(['cat', 'stack'])))}([{draw(sub)}, {draw(sub)}]{axis})"
+    if kind == 10:
+        bounds = draw(st.sampled_from(["-1, 1", "0, None", "None, 0.5", "2, 1"]))
+        return f"{fn('clamp')}({draw(sub)}, {bounds})"
+    if kind == 11:
+        key = draw(st.sampled_from(["[0, 0]", "[-1, 0, 1]", "range(2), [0, 2]", ":, [1, 0]"]))
+        return f"({draw(sub)})[{key}]"
+    if kind == 12:
+        return f"{fn(draw(st.sampled_from(['max', 'min'])))}({draw(sub)}, {draw(sub)})"
+    if not names:
+        return draw(leaf)
+    name = draw(st.sampled_from(names))
+    if draw(st.booleans()):
+        return f"(ones(*{name}.shape) + {draw(sub)})"
+    size = draw(st.sampled_from([f"len({name})", f"{name}.shape[0]", f"{name}.shape[-1]"]))
+    return f"({draw(sub)} * {size})"
 
 
 @st.composite
 def tensor_program(draw: st.DrawFn) -> str:
     names: list[str] = []
-    lines = []
+    header = draw(st.sampled_from(list(SPELLINGS)))
+    lines = [header.rstrip("\n")] if header else []
     for _ in range(draw(st.integers(1, 5))):
         target = draw(st.sampled_from(["W", "b", "h", "x", "L"]))
-        lines.append(f"{target} = {draw(tensor_expr(names))}")
+        lines.append(f"{target} = {draw(tensor_expr(names, spell=SPELLINGS[header]))}")
         if target not in names:
             names.append(target)
     if draw(st.booleans()):

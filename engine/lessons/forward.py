@@ -22,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from engine.autograd.graph import dfs_order
+from engine.autograd.ops.gather import numpy_key
 from engine.autograd.value import Value
 from engine.lessons.common import number, op_work, reverse_walk
 from engine.limits import check_deadline
@@ -82,6 +83,10 @@ def _scatter(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
     return res
 
 
+def _gather(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
+    return np.array(t[0][numpy_key(op.key)])
+
+
 # The JVP of each op: (op, input values, input tangents, output value) -> output tangent.
 JVPS: dict[str, Jvp] = {
     "add": lambda op, x, t, out: t[0] + t[1],
@@ -120,11 +125,19 @@ JVPS: dict[str, Jvp] = {
     "broadcast_to": lambda op, x, t, out: np.broadcast_to(t[0], op.shape).copy(),
     "scatter": _scatter,
     "where": lambda op, x, t, out: np.where(op.cond, t[0], t[1]),
+    # joins, clamp and integer-array indexing: each linear in its inputs but clamp, whose JVP
+    # is its mask times the tangent
+    "cat": lambda op, x, t, out: np.concatenate(t, axis=op.axis),
+    "stack": lambda op, x, t, out: np.stack(t, axis=op.axis),
+    "clamp": lambda op, x, t, out: op.inside(x[0]) * t[0],
+    "gather": _gather,
+    "scatter_add": lambda op, x, t, out: op.compute(t[0]),  # gather's gradient, under grad()
 }
 
 
 # The JVP rules as the page writes them: {0}, {1} the inputs, {d0}, {d1} their tangents (see
-# tangent_name), {out} the result.
+# tangent_name), {out} the result, {all} every input's tangent in order (cat and stack take any
+# number of inputs).
 JVP_RULES = {
     "add": "{d0} + {d1}",
     "sub": "{d0} − {d1}",
@@ -156,6 +169,11 @@ JVP_RULES = {
     "broadcast_to": "broadcast {d0}",
     "scatter": "scatter {d0}",
     "where": "where(cond, {d0}, {d1})",
+    "cat": "cat({all})",
+    "stack": "stack({all})",
+    "clamp": "[{lo} ≤ {0} ≤ {hi}]·{d0}",
+    "gather": "{d0}[key]",
+    "scatter_add": "scatter_add {d0}",
 }
 
 
@@ -181,6 +199,11 @@ def jvp_text(node: Value) -> str:
     names = {str(i): label(x) for i, x in enumerate(node.inputs)}
     names.update({f"d{i}": tangent_name(x.label or "?") for i, x in enumerate(node.inputs)})
     names["out"] = label(node)
+    names["all"] = ", ".join(tangent_name(x.label or "?") for x in node.inputs)
+    if node.op.name == "clamp":  # its bounds as numbers; an absent one is no bound
+        lo, hi = node.op.lo, node.op.hi  # type: ignore[attr-defined]
+        names["lo"] = "−∞" if lo is None else f"{lo:g}"
+        names["hi"] = "∞" if hi is None else f"{hi:g}"
     text = JVP_RULES.get(node.op.name, "?")
     for key, value in names.items():
         text = text.replace("{" + key + "}", value)

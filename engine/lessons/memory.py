@@ -72,6 +72,13 @@ SAVES: dict[str, Saves] = {
     "broadcast_to": lambda needs: [],
     "scatter": lambda needs: [],
     "where": lambda needs: [],
+    # cat/stack slice ū back by the inputs' sizes, and gather/scatter_add by their index
+    # lists: shapes and indices, not values (PyTorch keeps sizes and index tensors too)
+    "cat": lambda needs: [],
+    "stack": lambda needs: [],
+    "gather": lambda needs: [],
+    "scatter_add": lambda needs: [],
+    "clamp": lambda needs: ["in0"],  # the mask lo ≤ x ≤ hi: PyTorch's ClampBackward1 keeps x
 }
 
 

@@ -91,6 +91,11 @@ RULES: tuple[tuple[str, str], ...] = (
     ),
     (
         r"attribute access \((?P<attr>.*)\) is not part of the language; only methods such as "
+        r"\.sum\(\), \.tanh\(\) and \.T, and \.shape",
+        "属性访问({attr})不是本语言的一部分;只能用 .sum()、.tanh() 和 .T 这样的方法,以及 .shape",
+    ),
+    (
+        r"attribute access \((?P<attr>.*)\) is not part of the language; only methods such as "
         r"\.sum\(\), \.tanh\(\) and \.T",
         "属性访问({attr})不是本语言的一部分;只能用 .sum()、.tanh() 和 .T 这样的方法",
     ),

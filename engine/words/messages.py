@@ -18,6 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.words.catalog_zh import RULES
+from engine.words.catalog_zh_names import NAMES_RULES
 
 # Python's own syntax messages, as CPython 3.11–3.13 words them (after "syntax error: ").
 PYTHON_RULES: tuple[tuple[str, str], ...] = (
@@ -166,6 +167,11 @@ LIMIT_RULES: tuple[tuple[str, str], ...] = (
         "循环展开后,程序运行的语句超过了 {n} 条({s})",
     ),
     (
+        r"the program runs more than (?P<n>[\d,]+) statements once its loops are unrolled and "
+        r"its calls inlined \((?P<s>max_statements)\)",
+        "循环展开、函数调用内联之后,程序运行的语句超过了 {n} 条({s})",
+    ),
+    (
         r"this loop would run (?P<n>[\d,]+) times; the limit is (?P<m>[\d,]+) iterations "
         r"\((?P<s>max_loop_iterations)\)",
         "这个循环会运行 {n} 次;上限是 {m} 次({s})",
@@ -183,6 +189,11 @@ LIMIT_RULES: tuple[tuple[str, str], ...] = (
         r"this list has (?P<n>[\d,]+) numbers; the limit is (?P<m>[\d,]+) "
         r"\((?P<s>max_tensor_elements)\)",
         "这个列表有 {n} 个数;上限是 {m}({s})",
+    ),
+    (
+        r"this range has (?P<n>[\d,]+) indices; the limit is (?P<m>[\d,]+) "
+        r"\((?P<s>max_tensor_elements)\)",
+        "这个 range 有 {n} 个下标;上限是 {m}({s})",
     ),
     (
         r"the value for '(?P<name>.*)' has (?P<n>[\d,]+) numbers; the limit is (?P<m>[\d,]+) "
@@ -269,6 +280,10 @@ OTHER_RULES: tuple[tuple[str, str], ...] = (
     ),
     (r"unknown lesson (?P<name>.+); the lessons are (?P<all>.+)", "未知的课程 {name};课程有 {all}"),
     (
+        r"the PyTorch and JAX lesson cannot write code for (?P<what>'.*') yet",
+        "“PyTorch 与 JAX”课程还不能为 {what} 写出代码",
+    ),
+    (
         r"the memory lesson lists the saved values alive at each backward step: this program "
         r"would list (?P<n>[\d,]+) of them \((?P<k>[\d,]+) values over (?P<s>[\d,]+) steps\), more "
         r"than the lesson's limit of (?P<m>[\d,]+) \((?P<set>max_alive_cells)\); try a shorter "
@@ -324,7 +339,7 @@ MAX_CHARS = 1_000
 
 @functools.lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[re.Pattern[str], str], ...]:
-    rules = (*RULES, *PYTHON_RULES, *LIMIT_RULES, *OTHER_RULES, *QUERY_RULES)
+    rules = (*RULES, *NAMES_RULES, *PYTHON_RULES, *LIMIT_RULES, *OTHER_RULES, *QUERY_RULES)
     return tuple((re.compile(en, re.DOTALL), zh) for en, zh in rules)
 
 

@@ -31,7 +31,7 @@ TORCH_HEAD = [
     "",
     "",
     "def show(name, t):  # rounded to 6 decimals, as the expected output below",
-    '    print(name, "=", (np.round(t.detach().numpy(), 6) + 0.0).tolist())',
+    '    print(name, "=", None if t is None else (np.round(t.detach().numpy(), 6) + 0.0).tolist())',
     "",
     "",
 ]
@@ -41,8 +41,11 @@ JAX_NOTE = (
 )
 
 
-def show_text(name: str, g: np.ndarray) -> str:
-    """What the generated `show(name, t)` prints for a tensor t equal to g."""
+def show_text(name: str, g: np.ndarray | None) -> str:
+    """What the generated `show(name, t)` prints for a tensor t equal to g (None: a leaf that
+    backward never reached, whose .grad PyTorch leaves as None)."""
+    if g is None:
+        return f"{name} = None"
     return f"{name} = {(np.round(np.asarray(g, dtype=np.float64), 6) + 0.0).tolist()}"
 
 
@@ -56,8 +59,12 @@ def code(run: Run) -> dict[str, Any]:
     torch_tail, torch_expected = torch_ending(t, run.output, grads)
     jax_code = jax_text(t, run.output.data.ndim == 0) if t.jax_ok else None
     py = t.torch.name
-    jax_expected = (
-        [show_text(f"{py(name)}.grad", grads[name]) for name in t.leaf_names if name in grads]
+    jax_expected = (  # jax.grad gives zeros for a parameter the output does not use
+        [
+            show_text(f"{py(name)}.grad", zeros_if_none(grads[name], run, name))
+            for name in t.leaf_names
+            if name in grads
+        ]
         if run.output.requires_grad
         else []
     )
@@ -74,9 +81,18 @@ def code(run: Run) -> dict[str, Any]:
     }
 
 
+def zeros_if_none(g: Any, run: Run, name: str) -> Any:
+    """A leaf's grad as jax.grad gives it: zeros where PyTorch's stays None."""
+    if g is not None:
+        return g
+    leaf = next(n for n in run.nodes if n.kind == "leaf" and n.name == name)
+    return np.zeros(leaf.data.shape)
+
+
 def leaf_grads(run: Run, t: Translation) -> dict[str, Any]:
     """Program name -> grad, for the leaves that keep their name to the end (a rebound name is
-    not a leaf), as PyTorch's backward() gives them: `+=`, in DFS order."""
+    not a leaf), as PyTorch's backward() gives them: `+=`, in DFS order; None for a leaf that
+    backward never reaches (PyTorch's .grad stays None there)."""
     grads: dict[str, Any] = {}
     with run.trace_with("add", "dfs"):
         for n in run.nodes:
@@ -87,7 +103,7 @@ def leaf_grads(run: Run, t: Translation) -> dict[str, Any]:
                 and n.name in t.leaf_names
                 and n.name not in grads
             ):
-                grads[n.name] = n.grad if n.grad is not None else np.zeros(n.data.shape)
+                grads[n.name] = n.grad
     return grads
 
 
@@ -97,6 +113,8 @@ def torch_ending(t: Translation, out: Value, grads: dict[str, Any]) -> tuple[lis
     tail = [""]
     if not out.requires_grad:
         tail.append(f"# {name} does not depend on any parameter: nothing to backpropagate")
+    elif t.seed is not None:  # the program's own L.backward(gradient=v)
+        tail.append(f"{name}.backward(gradient={t.seed[0]})")
     elif out.data.ndim == 0:
         tail.append(f"{name}.backward()")
     else:
@@ -123,6 +141,8 @@ def jax_text(t: Translation, scalar: bool) -> str:
         if scalar
         else f"    return jnp.sum({name})  # not a scalar: the same as seeding ones"
     )
+    if t.seed is not None:  # backward(gradient=v) is the gradient of Σ out·v
+        return_line = f"    return jnp.sum({name} * {t.seed[1]})"
     lines = [
         "import jax",
         "import jax.numpy as jnp",

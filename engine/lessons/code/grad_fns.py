@@ -23,7 +23,16 @@ BACKWARD = {
     "cross_entropy": "NllLossBackward0",
     "mse": "MeanBackward0",
     "transpose": "PermuteBackward0",
+    "cat": "CatBackward0",
+    "stack": "StackBackward0",
+    "clamp": "ClampBackward1",  # clamp(x, min=…, max=…) with numbers, either or both given
+    "gather": "IndexBackward0",  # indexing with lists or ranges (advanced indexing)
 }
+
+
+def is_number(e: Any) -> bool:
+    """Written as a Python number in the code: a literal, or a length such as x.shape[0]."""
+    return isinstance(e, ir.Num | ir.IntOf)
 
 
 def predict_grad_fn(node: Value, e: Any) -> str | None:
@@ -39,21 +48,13 @@ def predict_grad_fn(node: Value, e: Any) -> str | None:
     if op in UNARY:
         return op.capitalize() + "Backward0"
     if op == "sub":
-        return (
-            "RsubBackward1"
-            if isinstance(e, ir.BinOp) and isinstance(e.left, ir.Num)
-            else "SubBackward0"
-        )
+        return "RsubBackward1" if isinstance(e, ir.BinOp) and is_number(e.left) else "SubBackward0"
     if op == "div":
-        return (
-            "MulBackward0"
-            if isinstance(e, ir.BinOp) and isinstance(e.left, ir.Num)
-            else "DivBackward0"
-        )
+        return "MulBackward0" if isinstance(e, ir.BinOp) and is_number(e.left) else "DivBackward0"
     if op == "pow":
-        if isinstance(e, ir.BinOp) and isinstance(e.right, ir.Num):
+        if isinstance(e, ir.BinOp) and is_number(e.right):
             return "PowBackward0"
-        if isinstance(e, ir.BinOp) and isinstance(e.left, ir.Num):
+        if isinstance(e, ir.BinOp) and is_number(e.left):
             return "PowBackward2"
         return "PowBackward1"
     if op == "matmul":
@@ -105,4 +106,6 @@ def exprs_by_span(body: tuple[Any, ...]) -> dict[Any, Any]:
             todo.append(e.value)
         elif isinstance(e, ir.Call):
             todo += [a for a in e.args if not isinstance(a, ir.StaticArg)]
+        elif isinstance(e, ir.Items):
+            todo += list(e.items)
     return found

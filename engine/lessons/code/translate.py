@@ -8,9 +8,10 @@ from typing import Any
 
 from engine.autograd.value import Value
 from engine.language import ir
-from engine.language.vocabulary import CONSTRUCTORS
+from engine.language.build_names import CONSTRUCTED
+from engine.language.shown_ir import Backward, Print
 from engine.lessons.code.grad_fns import predict_grad_fn
-from engine.lessons.code.writer import Writer, array_text, number_text
+from engine.lessons.code.writer import Writer, array_text, number_text, range_text, unwritable
 
 
 def assignment_counts(body: tuple[Any, ...]) -> dict[str, int]:
@@ -47,6 +48,8 @@ class Translation:
         # (name in the code, predicted grad_fn) printed after backward
         self.named_ops: list[tuple[str, str]] = []
         self.output_name = "out"
+        self.backward_marked = False  # L.backward() named the output: later lines keep it
+        self.seed: tuple[str, str] | None = None  # backward(gradient=v): v, in each code
         self.jax_ok = True  # False once something JAX's code cannot be written for
 
     def both(self, indent: str, torch_line: str, jax_line: str) -> None:
@@ -79,6 +82,10 @@ class Translation:
             self.leaf_names.append(name)
 
     def statements(self, body: tuple[Any, ...], indent: str, top: bool) -> None:
+        """Each statement as both codes' lines. Imports and `x.requires_grad_()` (ir.Note) need
+        none: the code has its own imports and makes each leaf where it is assigned; a print
+        shows what the output panel shows already. Anything else the lesson cannot write is
+        refused at its position."""
         for st in body:
             if isinstance(st, ir.Seed):
                 line = f"rng = np.random.default_rng({st.value})"
@@ -89,24 +96,47 @@ class Translation:
                 self.assign(st, indent, top)
             elif isinstance(st, ir.Output):
                 self.output(st, indent)
+            elif isinstance(st, Backward) and top:
+                self.marked(st)
+            elif not isinstance(st, ir.Note | Print):
+                raise unwritable(st)
+
+    def marked(self, st: Backward) -> None:
+        """`L.backward()` or `L.backward(gradient=v)`: L is the output (the last call wins); the
+        code calls backward on it, with v, at its end."""
+        if not isinstance(st.target, ir.Name):
+            raise unwritable(st)
+        self.output_name = self.torch.name(st.target.id)
+        self.backward_marked = True
+        if st.gradient is not None:
+            self.seed = (
+                self.torch.as_tensor(st.gradient, always=True),
+                self.jax.as_tensor(st.gradient, always=True),
+            )
 
     def loop(self, st: ir.Loop, indent: str) -> None:
-        static = self.torch.static
-        args = [static(st.start), static(st.stop)]
-        if not (isinstance(st.step, ir.SInt) and st.step.value == 1):
-            args.append(static(st.step))
-        if args[0] == "0" and len(args) == 2:
-            args = args[1:]
-        header = f"for {self.torch.name(st.var)} in range({', '.join(args)}):"
+        bounds = range_text(*(self.torch.static(b) for b in (st.start, st.stop, st.step)))
+        header = f"for {self.torch.name(st.var)} in range({bounds}):"
         self.both(indent, header, header)
         self.statements(st.body, indent + "    ", False)
+
+    def made_leaf(self, st: ir.Assign) -> bool:
+        """Did the build make `st.name` a leaf here (a literal, a constructor, `torch.tensor(…,
+        requires_grad=True)`, or without torch an expression of constants: `0.01 * randn(2)`)?
+        The graph says: the node at the expression's place, named by this assignment."""
+        node = self.by_span.get(getattr(st.expr, "span", None))
+        return node is not None and node.kind == "leaf" and node.name == st.name
 
     def assign(self, st: ir.Assign, indent: str, top: bool) -> None:
         e = st.expr
         target = self.torch.name(st.name)
-        is_leaf = isinstance(e, ir.Num | ir.Array) or (
-            isinstance(e, ir.Call) and e.func in CONSTRUCTORS
-        )
+        if self.backward_marked and target == self.output_name:
+            raise unwritable(st)  # L rebound after L.backward(): the code's L would be another
+        if isinstance(e, ir.StaticArg):  # a name read as a whole number: `n = x.shape[0]`
+            line = f"{target} = {self.torch.static(e.value)}"
+            self.both(indent, line, f"{target} = {self.jax.static(e.value)}")
+            return
+        is_leaf = self.made_leaf(st)
         if isinstance(e, ir.Labels):
             self.both(
                 indent,
@@ -120,7 +150,8 @@ class Translation:
             self.jax_line(indent, target, e)
             if top and self.assigned.get(st.name) == 1:
                 self.name_op(target, e)
-        self.output_name = target
+        if not self.backward_marked:
+            self.output_name = target
 
     def leaf(self, st: ir.Assign, target: str, indent: str, top: bool) -> None:
         """A parameter: requires_grad in PyTorch; in JAX, one of `params` when it is assigned
@@ -132,9 +163,12 @@ class Translation:
         elif isinstance(e, ir.Array):
             t_text = f"torch.tensor({array_text(e.value)}, requires_grad=True)"
             j_text = f"jnp.array({array_text(e.value)})"
-        else:
-            t_text = self.torch.constructor(e, leaf=True)  # type: ignore[arg-type]
-            j_text = self.jax.constructor(e, leaf=True)  # type: ignore[arg-type]
+        elif isinstance(e, ir.Call) and e.func in CONSTRUCTED:
+            t_text = self.torch.constructor(e, leaf=True)
+            j_text = self.jax.constructor(e, leaf=True)
+        else:  # `W = 0.01 * randn(2, 3)`: computed once, then the parameter itself
+            t_text = f"({self.torch.expr(e)}).requires_grad_()"
+            j_text = self.jax.expr(e)
         self.torch_lines.append(f"{indent}{target} = {t_text}")
         if top and self.assigned.get(st.name) == 1:
             self.jax_params.append(f'    "{target}": {j_text},')
@@ -148,7 +182,8 @@ class Translation:
         self.torch_lines.append(f"{indent}out = {self.torch.expr(st.expr)}")
         self.jax_line(indent, "out", st.expr)
         self.name_op("out", st.expr)
-        self.output_name = "out"
+        if not self.backward_marked:
+            self.output_name = "out"
 
     def jax_line(self, indent: str, target: str, e: Any) -> None:
         try:

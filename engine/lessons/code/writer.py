@@ -12,8 +12,10 @@ import numpy as np
 
 from engine.autograd.ops import OPS
 from engine.autograd.value import Value
+from engine.errors import ProgramError
 from engine.language import ir
-from engine.language.vocabulary import CONSTRUCTORS, UNARY
+from engine.language.build_names import CONSTRUCTED
+from engine.language.vocabulary import UNARY
 
 # Python's binding strength of each binary operator (a higher one binds tighter).
 PREC = {"add": 1, "sub": 1, "mul": 2, "div": 2, "matmul": 2, "pow": 4}
@@ -26,6 +28,34 @@ def number_text(v: float) -> str:
 
 def array_text(a: np.ndarray) -> str:
     return repr(np.asarray(a, dtype=np.float64).tolist())
+
+
+def unwritable(node: Any) -> ProgramError:
+    """The lesson's answer for a part of the program it has no code for: a clear refusal at
+    that part (never a crash, never code that computes something else)."""
+    text = str(node).split("\n")[0]
+    text = text if len(text) <= 60 else text[:59] + "…"
+    span = getattr(node, "span", None)
+    return ProgramError(
+        f"the PyTorch and JAX lesson cannot write code for '{text}' yet",
+        getattr(span, "line", None),
+        getattr(span, "column", None),
+        end_line=getattr(span, "end_line", None),
+        end_column=getattr(span, "end_column", None),
+        code="unsupported",
+    )
+
+
+def range_text(start: str, stop: str, step: str) -> str:
+    """range's arguments as Python writes them shortest: `3`, `1, 3`, `0, 6, 2`."""
+    if step != "1":
+        return f"{start}, {stop}, {step}"
+    return stop if start == "0" else f"{start}, {stop}"
+
+
+def is_literal(e: Any) -> bool:
+    """A constant written out (a number, a list, a constructor): const() of it is one node."""
+    return isinstance(e, ir.Num | ir.Array) or (isinstance(e, ir.Call) and e.func in CONSTRUCTED)
 
 
 class Writer:
@@ -44,20 +74,29 @@ class Writer:
 
     # static ints ----------------------------------------------------------------------------
     def static(self, s: Any) -> str:
-        if isinstance(s, ir.SInt):
-            return str(s.value)
-        if isinstance(s, ir.SVar):
-            return self.name(s.name)
         # A flat chain `1 + 1 + …` may be longer than Python's recursion limit: its left spine
         # is written in a loop.
         spine: list[ir.SBin] = []
         while isinstance(s, ir.SBin):
             spine.append(s)
             s = s.left
-        text = self.static(s)
+        text = self.static_atom(s)
         for node in reversed(spine):
             text = f"({text} {node.op} {self.static(node.right)})"
         return text
+
+    def static_atom(self, s: Any) -> str:
+        """A whole number that is not an operator: a literal, a loop variable or a name bound
+        to an int, or a length of a value (`x.shape[0]`; `*x.shape` inside a shape)."""
+        if isinstance(s, ir.SInt):
+            return str(s.value)
+        if isinstance(s, ir.SVar):
+            return self.name(s.name)
+        if isinstance(s, ir.SShape):
+            if s.axis is None:
+                return f"*{self.name(s.name)}.shape"
+            return f"{self.name(s.name)}.shape[{self.static(s.axis)}]"
+        raise unwritable(s)  # anything else: refused by name, never recursed into
 
     def statics(self, arg: Any) -> str:
         value = arg.value if isinstance(arg, ir.StaticArg) else arg
@@ -73,6 +112,8 @@ class Writer:
         return self.static(a)
 
     def key(self, parts: tuple[Any, ...]) -> str:
+        """An index: ints and slices, and index lists (a list, a range, a name bound to labels),
+        which JAX takes only as arrays."""
         out = []
         for k in parts:
             if isinstance(k, ir.SSlice):
@@ -80,6 +121,14 @@ class Writer:
                 text += self.static(k.stop) if k.stop else ""
                 text += (":" + self.static(k.step)) if k.step else ""
                 out.append(text)
+            elif isinstance(k, ir.SList):
+                items = "[" + ", ".join(self.static(i) for i in k.items) + "]"
+                out.append(items if self.torch else f"jnp.array({items})")
+            elif isinstance(k, ir.SRange):
+                bounds = range_text(*(self.static(b) for b in (k.start, k.stop, k.step)))
+                out.append(f"range({bounds})" if self.torch else f"jnp.arange({bounds})")
+            elif isinstance(k, ir.Name):
+                out.append(self.name(k.id))
             else:
                 out.append(self.static(k))
         return ", ".join(out)
@@ -104,7 +153,11 @@ class Writer:
             return f"{self.expr(e.value, 9)}[{self.key(e.key)}]"
         if isinstance(e, ir.Call):
             return self.call(e, prec)
-        raise ValueError(f"cannot write {type(e).__name__}")
+        if isinstance(e, ir.IntOf):  # a length (`x.shape[0]`): a Python int in both codes
+            return self.static(e.value)
+        if isinstance(e, ir.Items):  # cat's and stack's list of values
+            return "[" + ", ".join(self.as_tensor(x) for x in e.items) + "]"
+        raise unwritable(e)
 
     def binop(self, e: ir.BinOp, prec: int) -> str:
         """A chain of binary operators, written without recursing down its left operands: the
@@ -130,11 +183,11 @@ class Writer:
         f = e.func
         if f in UNARY:
             return f"{self.unary(f)}({self.expr(e.args[0])})"
-        if f in CONSTRUCTORS:
+        if f in CONSTRUCTED:
             return self.constructor(e, leaf=False)
         write = CALLS.get(f)
         if write is None:
-            raise ValueError(f"cannot write {f}")
+            raise unwritable(e)
         return write(self, e, prec)
 
     def unary(self, f: str) -> str:
@@ -203,6 +256,8 @@ class Writer:
         return f"-jnp.mean(jax.nn.log_softmax({z})[jnp.arange({z}.shape[0]), {t}])"
 
     def detach(self, e: ir.Call, prec: int) -> str:
+        if is_literal(e.args[0]):  # torch.tensor([1.0, 2.0]) without requires_grad: a constant
+            return self.as_tensor(e.args[0], always=True)
         if self.torch:
             return f"{self.receiver(e)}.detach()"
         return f"jax.lax.stop_gradient({self.expr(e.args[0])})"
@@ -220,27 +275,57 @@ class Writer:
             return self.name(e.id)
         return self.expr(e)
 
-    def as_tensor(self, e: Any) -> str:
-        if isinstance(e, ir.Num) and self.torch:
-            return f"torch.tensor({number_text(e.value)})"
+    def as_tensor(self, e: Any, always: bool = False) -> str:
+        """e where PyTorch needs a tensor (torch.maximum, torch.stack): a number as a float64
+        tensor; with `always`, in JAX's code too."""
+        if isinstance(e, ir.Num | ir.IntOf) and (self.torch or always):
+            number = repr(float(e.value)) if isinstance(e, ir.Num) else f"float({self.expr(e)})"
+            return f"torch.tensor({number})" if self.torch else f"jnp.array({number})"
         return self.expr(e)
 
-    def constructor(self, e: ir.Call, leaf: bool) -> str:
-        f = e.func
-        shape = self.statics(e.args[0])
-        numpy = {
-            "randn": f"rng.standard_normal({shape})",
-            "rand": f"rng.random({shape})",
-            "zeros": f"np.zeros({shape})",
-            "ones": f"np.ones({shape})",
-            "arange": f"np.arange({self.static(e.args[0].value[0])}, dtype=float)",  # type: ignore[union-attr,index]
-        }
-        if f == "full":
-            fill = e.args[1]
-            numpy["full"] = f"np.full({shape}, {number_text(fill.value)})"  # type: ignore[union-attr,arg-type]
+    def join(self, e: ir.Call, prec: int) -> str:
+        axis = dict(e.kwargs).get("axis", ir.SInt(0))
+        at = "" if axis == ir.SInt(0) else self.static(axis)
         if self.torch:
-            return f"torch.tensor({numpy[f]}{', requires_grad=True' if leaf else ''})"
-        return f"jnp.array({numpy[f]})"
+            return f"torch.{e.func}({self.expr(e.args[0])}{', dim=' + at if at else ''})"
+        fn = "concatenate" if e.func == "cat" else "stack"
+        return f"jnp.{fn}({self.expr(e.args[0])}{', axis=' + at if at else ''})"
+
+    def clamp(self, e: ir.Call, prec: int) -> str:
+        kw: dict[str, Any] = dict(e.kwargs)  # min= and max=: a number, or None for no bound
+        bounds = {k: None if kw.get(k) is None else number_text(kw[k]) for k in ("min", "max")}
+        x = self.as_tensor(e.args[0])
+        if self.torch:
+            given = ", ".join(f"{k}={v}" for k, v in bounds.items() if v is not None)
+            return f"torch.clamp({x}, {given})"
+        return f"jnp.clip({x}, {bounds['min']}, {bounds['max']})"
+
+    def constructor(self, e: ir.Call, leaf: bool) -> str:
+        """A value made from a shape or a range, drawn and filled by NumPy as gradtrace does."""
+        f = e.func
+        if f in ("arange", "linspace"):
+            bounds = ", ".join(
+                number_text(a.value) if isinstance(a, ir.Num) else self.static(a.value)  # type: ignore[union-attr]
+                for a in e.args
+            )
+            made = (
+                f"np.linspace({bounds})" if f == "linspace" else f"np.arange({bounds}, dtype=float)"
+            )
+        else:
+            shape = self.statics(e.args[0])
+            numpy = {
+                "randn": f"rng.standard_normal({shape})",
+                "rand": f"rng.random({shape})",
+                "zeros": f"np.zeros({shape})",
+                "ones": f"np.ones({shape})",
+            }
+            if f == "full":
+                fill = e.args[1]
+                numpy["full"] = f"np.full({shape}, {number_text(fill.value)})"  # type: ignore[union-attr,arg-type]
+            made = numpy[f]
+        if self.torch:
+            return f"torch.tensor({made}{', requires_grad=True' if leaf else ''})"
+        return f"jnp.array({made})"
 
 
 # The language's functions other than the elementwise ones and the constructors, by the method
@@ -260,4 +345,7 @@ CALLS = {
     "const": Writer.detach,
     "detach": Writer.detach,
     "grad": Writer.grad,
+    "cat": Writer.join,
+    "stack": Writer.join,
+    "clamp": Writer.clamp,
 }

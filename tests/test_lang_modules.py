@@ -182,3 +182,12 @@ def test_every_function_of_every_module_means_a_language_function_that_exists() 
     for path, name in FUNCTIONS.items():
         assert path.rpartition(".")[0] in MODULES, path
         assert name in every, (path, name)
+
+
+@pytest.mark.parametrize(
+    "source",
+    ["import torch as __builtins__\nx = 1", "from math import exp as __exp\ny = __exp(1)"],
+)
+def test_an_import_may_not_bind_a_dunder_name(source: str) -> None:
+    e = refused(source)
+    assert "__" in e.message and (e.line, e.column) == (1, 1)

@@ -29,6 +29,18 @@ from engine.language.vocabulary import ATTRIBUTES, METHODS
 TENSOR_CALLS = ("tensor", "as_tensor", "array", "asarray", "LongTensor")
 
 
+def requires_grad_target(node: ast.Assign) -> str | None:
+    """The name `x` of a statement `x.requires_grad = …`, else None."""
+    target = node.targets[0] if len(node.targets) == 1 else None
+    if (
+        isinstance(target, ast.Attribute)
+        and target.attr == "requires_grad"
+        and isinstance(target.value, ast.Name)
+    ):
+        return target.value.id
+    return None
+
+
 class SpellingParser(ParserBase):
     """Imports, module prefixes, shapes and index lists (parse.Parser is the whole)."""
 
@@ -64,6 +76,8 @@ class SpellingParser(ParserBase):
             elif isinstance(node, ast.For) and isinstance(node.target, ast.Name):
                 loops.add(node.target.id)
             elif isinstance(node, ast.Assign):
+                marks = requires_grad_target(node)  # x.requires_grad = True
+                marked.update([marks] if marks else [])
                 names = [t.id for t in node.targets if isinstance(t, ast.Name)]
                 assigned.update(names)
                 if self.is_int_list(node.value):
@@ -98,6 +112,7 @@ class SpellingParser(ParserBase):
                 if not is_module(alias.name):
                     raise self.error(node, module_error(alias.name), "import")
                 local = alias.asname or alias.name.split(".")[0]
+                self.check_name(node, local)  # `import torch as __builtins__`: refused
                 self.modules[local] = alias.name if alias.asname else local
                 self.torch |= alias.name.split(".")[0] == "torch"
             return ir.Note(ast.unparse(node), self.span(node))
@@ -135,6 +150,7 @@ class SpellingParser(ParserBase):
         for alias in node.names:
             full = f"{module}.{alias.name}"
             local = alias.asname or alias.name
+            self.check_name(node, local)
             if alias.name == "*":
                 raise self.error(node, "import * is not supported: import the names you use")
             if is_module(full):

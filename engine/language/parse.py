@@ -18,6 +18,7 @@ import numpy as np
 
 from engine.autograd.ops import MAX_RANK
 from engine.errors import ProgramError
+from engine.language import flow_ir as fx
 from engine.language import ir
 from engine.language.flow_ir import ListExpr
 from engine.language.guards import read_tree
@@ -146,6 +147,8 @@ class Parser(FunctionParser):
                         value.args[0], "seed takes a whole number ≥ 0: seed(0)", "static"
                     )
                 return ir.Seed(n, self.span(node))
+            if last and isinstance(value, ast.Compare):  # `x.grad == u`: shown, not traced
+                return fx.ShownLine(self.shown_comparison(value), self.span(node))
             if not last:
                 raise self.error(
                     node,
@@ -219,14 +222,6 @@ class Parser(FunctionParser):
         if not np.isfinite(value):
             raise self.error(node, "this number is too large for a float64", "non_finite")
         return ir.Num(value, self.span(node))
-
-    def check_name(self, node: ast.AST, name: str) -> None:
-        if name.startswith("__"):
-            raise self.error(
-                node,
-                f"names starting with __ ('{name[:40]}') are not part of the language",
-                "unsupported",
-            )
 
     def name(self, node: ast.Name) -> ir.Expr:
         name = node.id
@@ -312,6 +307,8 @@ class Parser(FunctionParser):
                 and not isinstance(n.value, bool)
             ):
                 return self.constant(n).value  # type: ignore[union-attr]
+            if self.is_constant_number(n):  # spelling_more.py: `math.pi / 2`
+                return self.fold(n)
             raise self.error(n, "a list can hold only numbers (or lists of numbers)", "bad_list")
 
         data = numbers(node)

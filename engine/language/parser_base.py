@@ -77,6 +77,15 @@ class ParserBase:
         """A name read as a value (parse.Parser)."""
         raise NotImplementedError
 
+    def check_name(self, node: ast.AST, name: str) -> None:
+        """A name the program binds or reads: never one of Python's own `__…` names."""
+        if name.startswith("__"):
+            raise self.error(
+                node,
+                f"names starting with __ ('{name[:40]}') are not part of the language",
+                "unsupported",
+            )
+
     # positions and errors
     def span(self, node: Any) -> Span:
         line = node.lineno

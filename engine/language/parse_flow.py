@@ -78,10 +78,6 @@ class FlowParser(CallParser):
         """A block's statements as IR (parse.Parser)."""
         raise NotImplementedError
 
-    def check_name(self, node: ast.AST, name: str) -> None:
-        """Refuse a name Python reserves (parse.Parser)."""
-        raise NotImplementedError
-
     # --- where names live --------------------------------------------------------------------
     def in_function(self) -> bool:
         return any(s.kind != "comp" for s in self.scopes)
@@ -319,7 +315,8 @@ class FlowParser(CallParser):
         if isinstance(node, ast.Compare):
             return self.error(
                 node,
-                "a comparison can only be a condition: if …:, while …:, a if … else b",
+                "a comparison can only be a condition (if …:, while …:, a if … else b) or "
+                "shown (print(a == b), or the program's last line), not a value to compute with",
                 "unsupported",
             )
         return self.error(
@@ -331,6 +328,8 @@ class FlowParser(CallParser):
         """Is this list display only numbers (a tensor literal)?"""
         if isinstance(node, ast.List | ast.Tuple):
             return bool(node.elts) and all(self.all_numbers(e) for e in node.elts)
+        if self.is_constant_number(node):  # spelling_more.py: `-math.pi`, `2 * np.pi`
+            return True
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
             node = node.operand
         return (

@@ -17,6 +17,7 @@ from app.config import Settings
 from engine import drawing as draw
 from engine.drawing.collapse import full_refusal
 from engine.language.name_warnings import shown
+from engine.language.printing import CUT_NOTE
 from engine.words.messages import translate, translate_error
 
 
@@ -87,7 +88,11 @@ def trace_body(ran: engine.Run, lang: str = "en") -> dict[str, Any]:
     body = ran.trace.to_dict()
     given = [f["name"] for f in ran.graph.free if f["given"]]
     warnings = shown(ran.program.warnings, given)
-    body["printed"] = ran.printed
+    # The program's own lines as printed; only the line that says the output was cut is ours.
+    body["printed"] = [
+        {**p, "text": translate(p["text"], lang)} if p["text"].startswith(CUT_NOTE) else p
+        for p in ran.printed
+    ]
     body["warnings"] = [{**w, "message": translate(w["message"], lang)} for w in warnings]
     return body
 

@@ -75,7 +75,7 @@ class Run:
         written as the program's library prints (PyTorch's `tensor(4.)`, NumPy's `4.0`)."""
         return lines(
             self.graph.printed,
-            self.trace.grad_of,
+            lambda node: node.grad,
             self.graph.torch_mode,
             self.limits.max_print_chars,
         )

@@ -56,8 +56,8 @@ def test_a_shadowing_name_is_renamed_consistently(name: str) -> None:
     new = name + "_"
     assert f"{new} = torch.tensor(2.0, requires_grad=True)" in torch_code
     assert f"y = {new} * 3" in torch_code
-    assert f'show("{new}.grad", {new}.grad)' in torch_code
-    assert f"{new}.grad = [3.0]" in expected or f"{new}.grad = 3.0" in expected
+    assert f'print("{new}.grad =", {new}.grad)' in torch_code
+    assert f"{new}.grad = tensor(3.)" in expected
     assert jax_code is not None
     assert f'"{new}": jnp.array(2.0),' in jax_code and f'{new} = params["{new}"]' in jax_code
 
@@ -68,7 +68,7 @@ def test_renaming_never_takes_a_name_the_program_already_uses() -> None:
     assert names == {"print": "print___", "print_": "print_", "print__": "print__"}
     torch_code, expected, _ = code_and_output(source)
     assert run_torch(torch_code) == expected
-    assert "print___.grad = 8.0" in expected  # d/dp of 2(3p + p) = 8
+    assert "print___.grad = tensor(8.)" in expected  # d/dp of 2(3p + p) = 8
 
 
 def test_names_that_shadow_nothing_are_kept() -> None:
@@ -111,5 +111,5 @@ def test_every_name_the_generated_code_reads_is_protected() -> None:
             seen |= own
             assert own <= GENERATED_NAMES | {"out"}, (sorted(own - GENERATED_NAMES), code)
     # The check saw the code's names in use (it cannot pass by reading nothing).
-    assert {"np", "torch", "F", "show", "print", "range", "jnp", "jax", "params"} <= seen
+    assert {"np", "torch", "F", "print", "range", "jnp", "jax", "params"} <= seen
     assert all(hasattr(builtins, n) for n in seen & {"print", "range", "float"})

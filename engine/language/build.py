@@ -80,8 +80,13 @@ class Builder(StatementRunner, NamesBuilder):
     def run(self) -> Graph:
         free = free_names(self.program, self.values, self.limits)
         self.block(self.program.body, multiplier=1)
+        # Which node is the output: run_shown.py's docstring says it, in this order.
         if self.marked is not None:  # L.backward(): L is the output, whatever came after
             self.output, self.output_alias = self.marked, None
+        elif self.shown_output is not None:  # `d_grad == d / a` last: d_grad
+            self.output, self.output_alias = self.shown_output, None
+        elif self.output is None and self.last_printed is not None:  # print(grad(tanh)(2.0))
+            self.output = self.last_printed
         if self.output is None:
             raise ProgramError(
                 "the program computes nothing: its last statement must give a value",

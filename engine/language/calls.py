@@ -12,7 +12,9 @@ from typing import Any
 from engine.autograd.value import Span
 from engine.language import ir
 from engine.language.positions import did_you_mean
-from engine.language.spelling import TENSOR_CALLS, SpellingParser
+from engine.language.random_spelling import RandomSpellingParser
+from engine.language.spelling import TENSOR_CALLS
+from engine.language.spelling_more import CONVERSIONS, LIKE
 from engine.language.vocabulary import (
     ALIASES,
     BINARY,
@@ -27,16 +29,18 @@ from engine.language.vocabulary import (
 )
 
 REDUCTIONS = ("sum", "mean", "softmax", "log_softmax")  # a value and an optional axis
-LIKE = {"zeros_like": "zeros", "ones_like": "ones", "randn_like": "randn", "rand_like": "rand"}
 # What makes a tensor from numbers or a shape: a leaf when bound to a name (in a program that
 # imports torch, only with requires_grad=True, as in PyTorch).
 MADE = CONSTRUCTORS | {"tensor", "linspace"} | set(LIKE)
 
 
-class CallParser(SpellingParser):
+class CallParser(RandomSpellingParser):
     """The calls of the parser (parse.Parser is the whole)."""
 
     def call(self, node: ast.Call) -> ir.Expr:
+        drawn = self.random_call(node)  # random_spelling.py: rng.standard_normal(shape)
+        if drawn is not None:
+            return drawn
         func = node.func
         args: list[ast.AST] = list(node.args)
         path = self.qualified(func)
@@ -50,6 +54,8 @@ class CallParser(SpellingParser):
         elif isinstance(func, ast.Attribute):
             if func.attr in ("size", "requires_grad_"):
                 return self.special_method(node, func)
+            if func.attr in (*CONVERSIONS, "item"):
+                return self.conversion(node, func)  # spelling_more.py: .double(), .item()
             if func.attr not in METHODS:
                 hint = did_you_mean(func.attr, sorted(METHODS))
                 raise self.error(func, f"unknown method .{func.attr}(){hint}", "unknown_method")
@@ -97,8 +103,13 @@ class CallParser(SpellingParser):
         return self.expr(func.value)
 
     def function(self, name: str, node: ast.Call, args: list[ast.AST], torch: bool) -> ir.Expr:
+        args = self.positional(name, node, args)  # linspace(0, 1, steps=5), randn(size=(2,))
         kwargs, requires = self.keywords(name, node)
         span, func_span = self.span(node), self.span(node.func)
+        if name == "norm":
+            return self.norm(node, args, kwargs)  # spelling_more.py: sqrt(sum(x ** 2))
+        if name == "square":
+            return self.square(node, args)
         if name == "grad":  # the gradient as a graph (engine/autograd/higher.py)
             return self.grad(node, args, span, func_span)
         if name == "pow":
@@ -164,6 +175,8 @@ class CallParser(SpellingParser):
         for kw in node.keywords:
             if kw.arg is None:
                 raise self.error(kw.value, "**unpacking is not part of the language", "unsupported")
+            if self.positional_keyword(name, kw.arg):
+                continue  # read as a position (spelling_more.py)
             key = KEYWORD_ALIASES.get(kw.arg, kw.arg)
             if kw.arg in IGNORED_KEYWORDS or (key == "requires_grad" and name in MADE):
                 value = kw.value
@@ -288,63 +301,6 @@ class CallParser(SpellingParser):
             rest += (ir.StaticArg(shape, span),)
         return ir.Call(name, rest, (), span, func_span)
 
-    def made(
-        self, name: str, node: ast.Call, args: list[ast.AST], span: Span, func_span: Span
-    ) -> ir.Expr:
-        """A tensor from numbers (`tensor([1.0, 2.0])`), a shape (`zeros(2, 3)`, `zeros_like(x)`)
-        or a range (`arange(0, 1, 0.25)`, `linspace(0, 1, 5)`)."""
-        if name == "tensor":
-            self.count(name, node, args, "a number or a list of numbers: tensor([1.0, 2.0])", 1)
-            if not isinstance(args[0], ast.Constant | ast.UnaryOp | ast.List | ast.Tuple):
-                raise self.error(args[0], "tensor takes a number or a list of numbers", "arguments")
-            value = self.expr(args[0])
-            if not isinstance(value, ir.Num | ir.Array):
-                raise self.error(args[0], "tensor takes a number or a list of numbers", "arguments")
-            return value
-        if name in LIKE:
-            self.count(name, node, args, f"one value: {name}(x)", 1)
-            shape = (ir.SShape(self.shape_owner(args[0]), None, self.span(args[0])),)
-            return ir.Call(LIKE[name], (ir.StaticArg(shape, span),), (), span, func_span)
-        if name == "full":
-            if len(args) != 2:
-                raise self.error(
-                    node, "full takes a shape and a number: full((2, 3), 0.5)", "arguments"
-                )
-            shape_node = args[0]
-            dims = shape_node.elts if isinstance(shape_node, ast.Tuple | ast.List) else [shape_node]
-            fill = self.expr(args[1])
-            if not isinstance(fill, ir.Num):
-                raise self.error(args[1], "full's fill value must be a number", "arguments")
-            return ir.Call(
-                name, (ir.StaticArg(self.statics(dims), span), fill), (), span, func_span
-            )
-        if name in ("arange", "linspace"):
-            usage = "start, stop and a count: linspace(0, 1, 5)"
-            if name == "arange":
-                usage = "a stop, or start, stop and step: arange(4) or arange(0, 1, 0.25)"
-            self.count(name, node, args, usage, *((3, 3) if name == "linspace" else (1, 3)))
-            numbers = [self.bound_number(a) for a in args[:-1]]
-            last = self.static(args[-1]) if name == "linspace" else None
-            end = [ir.StaticArg(last, span) if last is not None else self.bound_number(args[-1])]
-            return ir.Call(name, (*numbers, *end), (), span, func_span)
-        if len(args) == 1 and isinstance(args[0], ast.Tuple | ast.List):
-            sizes: list[ast.AST] = list(args[0].elts)
-        else:
-            sizes = args
-        if not sizes and name not in ("randn", "rand"):  # randn() is one number
-            raise self.error(node, f"{name} needs a shape: {name}(2, 3)", "arguments")
-        return ir.Call(name, (ir.StaticArg(self.statics(sizes), span),), (), span, func_span)
-
-    def bound_number(self, node: ast.AST) -> ir.Num | ir.StaticArg:
-        """A range's bound: a fraction as a number, a whole number as a static int (it may be
-        a loop variable or a shape)."""
-        inner = node.operand if isinstance(node, ast.UnaryOp) else node
-        if isinstance(inner, ast.Constant) and isinstance(inner.value, float):
-            value = self.expr(node)
-            assert isinstance(value, ir.Num)
-            return value
-        return ir.StaticArg(self.static(node), self.span(node))
-
     def keyword_value(self, key: str, node: ast.AST) -> object:
         if key == "keepdims":
             if isinstance(node, ast.Constant) and isinstance(node.value, bool):
@@ -361,10 +317,7 @@ class CallParser(SpellingParser):
         if key in ("min", "max"):
             if isinstance(node, ast.Constant) and node.value is None:
                 return None
-            bound = self.expr(node) if isinstance(node, ast.Constant | ast.UnaryOp) else None
-            if not isinstance(bound, ir.Num):
-                raise self.error(node, f"clamp's {key} is a number (or None)", "keyword")
-            return bound.value
+            return self.number(node, f"clamp's {key} is a number (or None)", "keyword")
         raise self.error(node, f"unknown keyword {key}", "keyword")
 
     def axis(self, node: ast.AST) -> object:

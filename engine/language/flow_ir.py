@@ -15,7 +15,7 @@ from typing import ClassVar
 from engine.autograd.value import Span
 from engine.language import ir
 from engine.language.ir import ATOM, Expr, Static, Stmt
-from engine.language.shown_ir import Backward, GradRead, Print, Shown, Text
+from engine.language.shown_ir import Backward, GradRead, Print, Shown, ShownLine, Text
 
 # How tightly each new kind binds, below ir's SUM (1): an operator's operand of these kinds is
 # always bracketed (ir.level reads LEVEL).
@@ -346,9 +346,9 @@ class Unpack:
         return f"{target_text(self.target)} = {value}"
 
 
-__all__ = ["Backward", "GradRead", "Print", "Shown", "Text"]
+__all__ = ["Backward", "GradRead", "Print", "Shown", "ShownLine", "Text"]
 
-FlowStmt = If | While | ForEach | FuncDef | Return | Jump | Backward | Print | Unpack
+FlowStmt = If | While | ForEach | FuncDef | Return | Jump | Backward | Print | Unpack | ShownLine
 FlowExpr = (
     IfExp | ListExpr | ListComp | Zip | Enumerate | Range | ListSum | Lambda | GradOf | FuncRef
 ) | CallFn

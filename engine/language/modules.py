@@ -11,8 +11,9 @@ from __future__ import annotations
 
 # Module path -> what `import` brings in. A path not here cannot be imported.
 MODULES = (
-    "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "numpy", "numpy.random",
-    "math", "jax", "jax.numpy", "jax.nn",
+    "torch", "torch.nn", "torch.nn.functional", "torch.autograd", "torch.linalg", "numpy",
+    "numpy.random", "numpy.linalg", "math", "jax", "jax.numpy", "jax.numpy.linalg", "jax.nn",
+    "jax.lax",
 )  # fmt: skip
 # The modules a message names, and the import a well-known short name needs.
 NAMED = "torch, torch.nn.functional, numpy, math, jax and jax.numpy"
@@ -25,7 +26,7 @@ STANDARD = {
 _ELEMENTWISE = ("exp", "log", "sqrt", "sin", "cos", "tanh")
 _ARRAY = (
     *_ELEMENTWISE, "abs", "sum", "mean", "matmul", "dot", "reshape", "transpose",
-    "maximum", "minimum", "zeros", "ones", "full", "arange", "linspace", "stack",
+    "maximum", "minimum", "zeros", "ones", "full", "arange", "linspace", "stack", "square",
 )  # fmt: skip
 _NUMPY = {
     **{f: f for f in _ARRAY}, "absolute": "abs", "power": "pow", "concatenate": "cat",
@@ -44,7 +45,7 @@ _TORCH = {
     "detach": "detach", "t": "transpose", "permute": "transpose", "zeros_like": "zeros_like",
     "ones_like": "ones_like", "randn_like": "randn_like", "rand_like": "rand_like",
     **{f"nn.functional.{f}": g for f, g in _FUNCTIONAL.items()},
-    "autograd.grad": "grad",
+    "autograd.grad": "grad", "Tensor": "tensor", "norm": "norm", "linalg.norm": "norm",
 }  # fmt: skip
 _TORCH.pop("transpose")  # torch.transpose(x, 0, 1) swaps two axes: not NumPy's transpose
 
@@ -55,7 +56,8 @@ FUNCTIONS: dict[str, str] = {
     **{f"jax.numpy.{f}": g for f, g in _NUMPY.items() if g != "tensor" or f == "array"},
     **{f"jax.nn.{f}": g for f, g in _FUNCTIONAL.items() if f in ("relu", "sigmoid", "softmax",
                                                                   "log_softmax")},
-    "jax.grad": "grad",
+    "jax.grad": "grad", "jax.lax.stop_gradient": "const",
+    "numpy.linalg.norm": "norm", "jax.numpy.linalg.norm": "norm",
     **{f"math.{f}": f for f in _ELEMENTWISE}, "math.fabs": "abs", "math.pow": "pow",
 }  # fmt: skip
 # The numbers a module names: `math.pi`, `np.e`.
@@ -95,7 +97,9 @@ def function_error(path: str) -> str:
             if ".".join(parts[:i]) in MODULES:
                 module, name = ".".join(parts[:i]), parts[i]
                 break
-    works = sorted(k[len(module) + 1 :] for k in FUNCTIONS if k.startswith(module + "."))
+    works = sorted(
+        (k[len(module) + 1 :] for k in FUNCTIONS if k.startswith(module + ".")), key=str.lower
+    )
     listed = ", ".join(w for w in works if "." not in w) or "none"
     return f"{module}.{name} is not supported; the functions of {module} that work are: {listed}"
 

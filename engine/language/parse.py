@@ -245,6 +245,13 @@ class Parser(FunctionParser):
                     f"'{name}' is a name inside a function; it does not exist outside it",
                     "unbound",
                 )
+            if name in self.generators:
+                raise self.error(
+                    node,
+                    f"'{name}' is NumPy's random generator, not a value: draw from it, as in "
+                    f"{name}.standard_normal(3)",
+                    "unsupported",
+                )
             if self.assigned_later(name):
                 raise self.error(node, f"'{name}' is used before it is assigned", "unbound")
             self.free.append(name)
@@ -301,11 +308,9 @@ class Parser(FunctionParser):
                 if isinstance(inner, list):
                     raise self.error(n, "a minus sign can stand only before a number here")
                 return -inner if isinstance(n.op, ast.USub) else inner
-            if (
-                isinstance(n, ast.Constant)
-                and isinstance(n.value, int | float)
-                and not isinstance(n.value, bool)
-            ):
+            if isinstance(n, ast.Constant) and isinstance(n.value, bool):
+                return float(n.value)  # a mask or targets: True is 1.0 once it is computed with
+            if isinstance(n, ast.Constant) and isinstance(n.value, int | float):
                 return self.constant(n).value  # type: ignore[union-attr]
             if self.is_constant_number(n):  # spelling_more.py: `math.pi / 2`
                 return self.fold(n)

@@ -332,11 +332,7 @@ class FlowParser(CallParser):
             return True
         if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub | ast.UAdd):
             node = node.operand
-        return (
-            isinstance(node, ast.Constant)
-            and isinstance(node.value, int | float)
-            and not isinstance(node.value, bool)
-        )
+        return isinstance(node, ast.Constant) and isinstance(node.value, int | float)  # or bool
 
     def display(self, node: ast.List | ast.Tuple) -> ir.Expr:
         """A list of values known while the program runs (not a tensor): `[a, b]`."""

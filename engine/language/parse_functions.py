@@ -13,7 +13,7 @@ import ast
 
 from engine.language import flow_ir as fx
 from engine.language import ir
-from engine.language.parse_flow import FlowParser, NameScope, assigned_in
+from engine.language.parse_flow import COMPARISONS, FlowParser, NameScope, assigned_in
 from engine.language.vocabulary import FUNCTIONS, UNARY
 
 # The grad transform as programs spell it (after `from jax import grad`, `import jax`, …).
@@ -180,11 +180,13 @@ class FunctionParser(FlowParser):
         )
 
     def grad_of(self, node: ast.Call) -> ir.Expr:
-        if node.keywords:
+        # argnums=0 is JAX's default, the first argument: the one grad(f) differentiates by
+        other = [k for k in node.keywords if k.arg != "argnums" or ast.unparse(k.value) != "0"]
+        if other:
             raise self.error(
-                node.keywords[0],
+                other[0],
                 "grad(f) differentiates with respect to f's first argument; "
-                f"the keyword {node.keywords[0].arg} is not supported",
+                f"the keyword {other[0].arg} is not supported",
                 "keyword",
             )
         return fx.GradOf(self.function_ref(node.args[0]), self.span(node))  # type: ignore[return-value]
@@ -277,6 +279,8 @@ class FunctionParser(FlowParser):
             raise self.refuse(node)
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
             return fx.Text(node.value, self.span(node))
+        if isinstance(node, ast.Compare):
+            return self.shown_comparison(node)  # print(9*a**2 == a.grad)
         how = None
         inner = node
         if (
@@ -296,6 +300,25 @@ class FunctionParser(FlowParser):
         if how is None:
             return shown
         return fx.Shown(shown, how, self.span(node))  # type: ignore[arg-type]
+
+    def shown_comparison(self, node: ast.Compare) -> ir.Expr:
+        """A comparison that is only shown (a print's argument, the last line): its operands
+        are values or x.grad, compared element by element when the program has run."""
+
+        def operand(n: ast.AST) -> ir.Expr:
+            if isinstance(n, ast.Attribute) and n.attr == "grad":
+                return fx.GradRead(self.expr(n.value), self.span(n))  # type: ignore[return-value]
+            return self.expr(n)
+
+        ops = []
+        for op in node.ops:
+            if type(op) not in COMPARISONS:
+                raise self.error(
+                    node, "only < > <= >= == != compare values here (not in, is, …)", "unsupported"
+                )
+            ops.append(COMPARISONS[type(op)])
+        rights = tuple(operand(c) for c in node.comparators)
+        return fx.Compare(operand(node.left), tuple(ops), rights, self.span(node))  # type: ignore[return-value]
 
     def backward(self, call: ast.Call, node: ast.Expr) -> fx.Backward:
         assert isinstance(call.func, ast.Attribute)

@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from engine.autograd.value import Value
+from engine.language.run_flow import COMPARE
 from engine.language.runtime import ListValue, describe, is_number
 
 # PyTorch's names for the backward functions of the ops, as its grad_fn shows them.
@@ -30,6 +31,7 @@ GRAD_FN = {
 CUT = "…"  # the part of a printed line past max_print_chars: the rest is not kept
 SUMMARY = 1000  # more elements than this are summarised with "...", as both libraries do
 EDGE = 3
+LINE = 80  # PyTorch's linewidth: a row with more elements than fit is wrapped
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,9 +44,22 @@ class GradPart:
 
 
 @dataclass(frozen=True, slots=True)
+class ComparePart:
+    """A comparison in a print (`9*a**2 == a.grad`): its operands' values, a grad among them
+    read once backward has run; shown as a tensor of True and False."""
+
+    operands: tuple[np.ndarray | GradPart, ...]
+    ops: tuple[str, ...]  # < > <= >= == !=, one between each two operands
+
+
+@dataclass(frozen=True, slots=True)
 class Printed:
     line: int
-    parts: tuple[str | GradPart, ...]
+    parts: tuple[str | GradPart | ComparePart, ...]
+
+
+# The line that ends printed output past max_print_chars begins so (the app translates it).
+CUT_NOTE = "… (the printed output is cut"
 
 
 def torch_number(values: np.ndarray) -> tuple[str, int]:
@@ -64,11 +79,16 @@ def torch_number(values: np.ndarray) -> tuple[str, int]:
 
 
 def torch_text(data: np.ndarray, suffix: str = "") -> str:
-    """`tensor(…)` as PyTorch prints it (precision 4, its fixed/scientific choice)."""
-    data = np.asarray(data, dtype=np.float64)
-    fmt, width = torch_number(data)
+    """`tensor(…)` as PyTorch prints it (precision 4, its fixed/scientific choice; True and
+    False padded to one width)."""
+    booleans = np.asarray(data).dtype == np.bool_
+    data = np.asarray(data, dtype=np.bool_ if booleans else np.float64)
+    shown = summarized(data) if data.size > SUMMARY else data  # PyTorch's format reads these
+    fmt, width = ("{}", 4 if shown.all() else 5) if booleans else torch_number(shown)
 
     def one(v: float) -> str:
+        if booleans:
+            return str(bool(v)).rjust(width)
         return (fmt.format(v) if np.isfinite(v) else str(float(v))).rjust(width)
 
     def rows(a: np.ndarray, indent: int) -> str:
@@ -80,17 +100,35 @@ def torch_text(data: np.ndarray, suffix: str = "") -> str:
             if summarise
             else range(a.shape[0])
         )
-        if a.ndim == 1:
-            return "[" + ", ".join("..." if i == -1 else one(float(a[i])) for i in idx) + "]"
+        if a.ndim == 1:  # wrapped at LINE characters, as PyTorch does
+            items = [" ..." if i == -1 else one(float(a[i])) for i in idx]
+            per_line = max(1, (LINE - indent) // (width + 2))
+            lines = [", ".join(items[k : k + per_line]) for k in range(0, len(items), per_line)]
+            return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
         gap = "," + "\n" * (a.ndim - 1) + " " * (indent + 1)
         return "[" + gap.join("..." if i == -1 else rows(a[i], indent + 1) for i in idx) + "]"
 
-    body = rows(data, len("tensor("))
-    return f"tensor({body}{suffix})"
+    text = "tensor(" + rows(data, len("tensor("))
+    if suffix:  # `, grad_fn=<…>` on a line of its own past LINE, as PyTorch's _add_suffixes
+        last = len(text) - text.rfind("\n") + 1
+        bare = suffix.removeprefix(", ")
+        text += f",\n{' ' * len('tensor(')}{bare}" if last + len(bare) + 2 > LINE else suffix
+    return text + ")"
+
+
+def summarized(a: np.ndarray) -> np.ndarray:
+    """The elements a summarised tensor shows, the first and last EDGE along each axis: PyTorch
+    chooses its format (fixed or scientific, the width) from these only."""
+    if a.ndim == 0:
+        return a
+    if a.shape[0] > 2 * EDGE:
+        a = np.concatenate([a[:EDGE], a[-EDGE:]])
+    return a if a.ndim == 1 else np.stack([summarized(r) for r in a])
 
 
 def numpy_text(data: np.ndarray) -> str:
-    data = np.asarray(data, dtype=np.float64)
+    booleans = np.asarray(data).dtype == np.bool_
+    data = np.asarray(data, dtype=np.bool_ if booleans else np.float64)
     return str(data[()]) if data.ndim == 0 else str(data)
 
 
@@ -144,6 +182,32 @@ def grad_text(part: GradPart, grad: np.ndarray | None, torch_mode: bool) -> str:
     return array_text(np.asarray(grad, dtype=np.float64), torch_mode, part.how)
 
 
+def compare_text(part: ComparePart, grad_of: Any, torch_mode: bool) -> str:
+    """A comparison's result as the library prints it: `tensor([True, True])`, `[ True
+    False]`. In PyTorch a grad that is None (before backward, or of a node that is not a
+    leaf) compares as False."""
+    arrays = []
+    for o in part.operands:
+        if isinstance(o, GradPart):
+            grad = grad_of(o.node)
+            if torch_mode and (not o.after or o.node.kind != "leaf" or grad is None):
+                return "False"
+            o = np.zeros(o.node.data.shape) if grad is None else np.asarray(grad)
+        arrays.append(np.asarray(o, dtype=np.float64))
+    result = np.ones(np.broadcast_shapes(*(a.shape for a in arrays)), dtype=np.bool_)
+    for op, a, b in zip(part.ops, arrays, arrays[1:], strict=False):
+        result &= COMPARE[op](a, b)
+    return torch_text(result) if torch_mode else numpy_text(result)
+
+
+def part_text(part: str | GradPart | ComparePart, grad_of: Any, torch_mode: bool) -> str:
+    if isinstance(part, str):
+        return part
+    if isinstance(part, ComparePart):
+        return compare_text(part, grad_of, torch_mode)
+    return grad_text(part, grad_of(part.node), torch_mode)
+
+
 def lines(
     printed: list[Printed], grad_of: Any, torch_mode: bool, max_chars: int
 ) -> list[dict[str, Any]]:
@@ -157,18 +221,14 @@ def lines(
         text = (
             ""
             if total > max_chars
-            else " ".join(
-                part if isinstance(part, str) else grad_text(part, grad_of(part.node), torch_mode)
-                for part in p.parts
-            )
+            else " ".join(part_text(part, grad_of, torch_mode) for part in p.parts)
         )
         total += len(text) + 1
         if total > max_chars:
             out.append(
                 {
                     "line": p.line,
-                    "text": f"… (the printed output is cut at {max_chars:,} characters, "
-                    "max_print_chars)",
+                    "text": f"{CUT_NOTE} at {max_chars:,} characters, max_print_chars)",
                 }
             )
             break

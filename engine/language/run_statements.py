@@ -11,13 +11,12 @@ from typing import Any
 
 import numpy as np
 
-from engine.autograd.ops import shape_text
 from engine.autograd.value import Span, Value
 from engine.language import flow_ir as fx
 from engine.language import ir
-from engine.language.printing import CUT, GradPart, Printed, value_text
 from engine.language.run_flow import FlowRunner
 from engine.language.run_functions import FunctionRunner
+from engine.language.run_shown import ShownRunner
 from engine.language.runtime import (
     FUNCTION_VALUES,
     Break,
@@ -36,7 +35,7 @@ MISSING = object()
 # IR kinds that make something other than one node, run here and in the two runners
 RUNTIME_KINDS = (
     fx.IfExp, fx.ListExpr, fx.ListComp, fx.ListSum, fx.Lambda, fx.GradOf, fx.FuncRef,
-    fx.CallFn, fx.Zip, fx.Enumerate, fx.Range,
+    fx.CallFn, fx.Zip, fx.Enumerate, fx.Range, fx.Shown,
 )  # fmt: skip
 
 
@@ -59,7 +58,7 @@ def constant_only(e: Any) -> bool:
     return True
 
 
-class StatementRunner(FlowRunner, FunctionRunner):
+class StatementRunner(FlowRunner, FunctionRunner, ShownRunner):
     """The statements, the scopes and what a program shows (build.Builder is the whole)."""
 
     program: ir.Program
@@ -72,11 +71,7 @@ class StatementRunner(FlowRunner, FunctionRunner):
         self.scope = None
         self.calls = []
         self.multiplier = 1
-        self.marked: Value | None = None  # the last L.backward()'s L
-        self.seed: np.ndarray | None = None
-        self.backward_done = False
-        self.printed: list[Printed] = []
-        self.print_chars = 0
+        self.init_shown()  # run_shown.py: backward(), prints, the output they decide
 
     def expr(self, e: Any, leaf_name: str | None = None) -> Any:
         raise NotImplementedError
@@ -136,6 +131,8 @@ class StatementRunner(FlowRunner, FunctionRunner):
             self.backward(stmt)
         elif isinstance(stmt, fx.Print):
             self.print_statement(stmt)
+        elif isinstance(stmt, fx.ShownLine):
+            self.shown_line(stmt)
 
     def assign(self, stmt: ir.Assign) -> None:
         value = self.assigned_value(stmt.name, stmt.expr)
@@ -268,6 +265,8 @@ class StatementRunner(FlowRunner, FunctionRunner):
             return self.call_function(e)
         if isinstance(e, fx.Zip | fx.Enumerate | fx.Range):
             return ListValue(tuple(self.items(e, e.span)))
+        if isinstance(e, fx.Shown):
+            return self.item_number(e)  # run_shown.py: x.item(), a number
         return self.expr(e)
 
     def argument(self, e: Any) -> Any:
@@ -296,60 +295,6 @@ class StatementRunner(FlowRunner, FunctionRunner):
         if v is None:
             raise self.error(span, f"{what} is None: the function returns nothing", "invalid")
         raise self.error(span, f"{what} is {describe(v)}, not a value", "invalid")
-
-    # --- what a program shows ------------------------------------------------------------------
-    def backward(self, stmt: fx.Backward) -> None:
-        node = self.as_value(self.any(stmt.target), stmt.span, "what backward() is called on")
-        name = str(stmt.target)
-        if not node.requires_grad:
-            raise self.error(
-                stmt.span,
-                f"{name} depends on no parameter, so backward() has nothing to find "
-                "(PyTorch: element 0 of tensors does not require grad)",
-                "backward",
-            )
-        seed = None
-        if stmt.gradient is None and node.data.size != 1:
-            raise self.error(
-                stmt.span,
-                f"{name}.backward() needs {name} to be one number, but its shape is "
-                f"{shape_text(node.data.shape)} (PyTorch: grad can be implicitly created "
-                f"only for scalar outputs); use {name}.sum().backward() or "
-                f"{name}.backward(gradient=v)",
-                "backward",
-            )
-        if stmt.gradient is not None:
-            v = self.as_value(self.any(stmt.gradient), stmt.span, "the gradient")
-            if v.data.shape != node.data.shape:
-                raise self.error(
-                    stmt.span,
-                    f"backward(gradient=v) needs v of {name}'s shape "
-                    f"{shape_text(node.data.shape)}, but v has shape {shape_text(v.data.shape)}",
-                    "shape",
-                )
-            seed = np.array(v.data, dtype=np.float64)
-        self.marked, self.seed, self.backward_done = node, seed, True
-
-    def print_statement(self, stmt: fx.Print) -> None:
-        if self.print_chars > self.limits.max_print_chars:
-            return  # past the limit: lines() has already cut the output here
-        torch_mode = self.program.torch_mode
-        after = self.backward_done or not torch_mode
-        parts: list[str | GradPart] = []
-        for arg in stmt.args:
-            how = arg.how if isinstance(arg, fx.Shown) else None
-            inner = arg.of if isinstance(arg, fx.Shown) else arg
-            if isinstance(inner, fx.Text):
-                parts.append(inner.value)
-            elif isinstance(inner, fx.GradRead):
-                node = self.as_value(self.any(inner.of), inner.span, "what .grad is read of")
-                parts.append(GradPart(node, after, how))
-            else:
-                parts.append(value_text(self.any(inner), torch_mode, how))
-        self.print_chars += sum(len(p) + 1 for p in parts if isinstance(p, str))
-        if self.print_chars > self.limits.max_print_chars:
-            parts = [CUT]
-        self.printed.append(Printed(stmt.span.line, tuple(parts)))
 
 
 __all__ = ["MISSING", "Closure", "Scope", "StatementRunner", "constant_only"]

@@ -1,6 +1,7 @@
 """The IR of what a program shows rather than computes: `print(…)`, its strings, `x.grad`
-and `.item()`, and `L.backward()`, which marks the output (flow_ir.py holds the rest of the
-statements; `str()` of each is the source it means, as there)."""
+and `.item()`, a comparison shown as its last line (`x.grad == u`), and `L.backward()`, which
+marks the output (flow_ir.py holds the rest of the statements; `str()` of each is the source
+it means, as there)."""
 
 from __future__ import annotations
 
@@ -60,8 +61,21 @@ class Backward:
 
 
 @dataclass(frozen=True, slots=True)
+class ShownLine:
+    """A comparison as the program's last line (`x.grad == u`, `d_grad == d / a`): shown as a
+    print of it would be, never differentiated. `value` is a flow_ir.Compare whose operands
+    may read x.grad."""
+
+    value: Expr
+    span: Span
+
+    def __str__(self) -> str:
+        return str(self.value)
+
+
+@dataclass(frozen=True, slots=True)
 class Print:
-    args: tuple[Expr | Text | GradRead | Shown, ...]
+    args: tuple[Expr | Text | GradRead | Shown, ...]  # an Expr may be a flow_ir.Compare
     span: Span
 
     def __str__(self) -> str:

@@ -19,6 +19,7 @@ UNARY = set(UNARY_FUNCTIONS)  # elementwise, one value: exp(x)
 BINARY = set(BINARY_FUNCTIONS)  # two values: max(a, b), matmul(a, b)
 # function -> keywords it takes
 KEYWORDS: dict[str, tuple[str, ...]] = {f: op.keywords for f, op in OP_FUNCTIONS.items()}
+KEYWORDS["norm"] = KEYWORDS["sum"]  # sqrt(sum(x ** 2, axis, keepdims)): calls.py builds it
 
 # What only the language has: values made from a shape (`zeros(2, 3)`), and the rest.
 CONSTRUCTORS = {"randn", "rand", "zeros", "ones", "full", "arange"}
@@ -28,13 +29,14 @@ FUNCTIONS = set(OP_FUNCTIONS) | CONSTRUCTORS | LANGUAGE_ONLY
 # functions only where called: a program may still name a value `dot` (CS231n does).
 ALIASES = {
     "dot": "matmul", "maximum": "max", "minimum": "min", "concatenate": "cat",
-    "concat": "cat", "clip": "clamp", "pow": "pow", "linspace": "linspace",
+    "concat": "cat", "clip": "clamp", "pow": "pow", "linspace": "linspace", "norm": "norm",
+    "square": "square",
 }  # fmt: skip
 # Methods as NumPy and PyTorch spell them, and the function each is (`x.view(2, 3)`).
 METHOD_ALIASES = {
     "dot": "matmul", "matmul": "matmul", "mm": "matmul", "pow": "pow", "view": "reshape",
     "t": "transpose", "permute": "transpose", "clamp": "clamp", "clip": "clamp",
-    "maximum": "max", "minimum": "min",
+    "maximum": "max", "minimum": "min", "norm": "norm", "square": "square",
 }  # fmt: skip
 # Keywords as PyTorch and NumPy's clip spell them, and the language's own.
 KEYWORD_ALIASES = {"dim": "axis", "keepdim": "keepdims", "a_min": "min", "a_max": "max"}

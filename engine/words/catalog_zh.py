@@ -155,6 +155,10 @@ RULES: tuple[tuple[str, str], ...] = (
     (r"'(?P<name>.*)' is used before it is assigned", "'{name}' 在赋值之前就被使用了"),
     (r"'(?P<name>.*)' is a value, not a function", "'{name}' 是一个值,不是函数"),
     (
+        r"'(?P<name>.*)' is a function: call it, as in (?P<call>.*), or pass it to grad",
+        "'{name}' 是一个函数:要调用它(例如 {call}),或把它交给 grad",
+    ),
+    (
         r"'(?P<name>.*)' is a function: call it, as in (?P<call>.*)",
         "'{name}' 是一个函数:要调用它,例如 {call}",
     ),

@@ -4,10 +4,11 @@ The engine raises its errors in English at some hundred places; rather than thre
 through each, the answer is retold where it is made (the page's /api/render and GET /, the
 image's error picture), and the API keeps English by default. The rules are regular
 expressions over a whole message (engine/words/catalog_zh.py explains their form): the
-language's own messages there; Python's syntax messages (which the language passes on), the
-limits' and the drawing's and lessons' here. A message no rule knows is returned as it is:
-tests/test_errors_zh.py runs a large corpus of bad programs and asserts each message it meets
-is translated, its names and numbers kept.
+language's own messages there, in catalog_zh_names.py (imports, shapes, index lists) and
+catalog_zh_flow.py (def, control flow, backward, print); Python's syntax messages (which the
+language passes on), the limits' and the drawing's and lessons' here. A message no rule knows
+is returned as it is: tests/test_errors_zh.py runs a large corpus of bad programs and asserts
+each message it meets is translated, its names and numbers kept.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from engine.words.catalog_zh import RULES
+from engine.words.catalog_zh_flow import FLOW_RULES
 from engine.words.catalog_zh_names import NAMES_RULES
 
 # Python's own syntax messages, as CPython 3.11–3.13 words them (after "syntax error: ").
@@ -170,6 +172,15 @@ LIMIT_RULES: tuple[tuple[str, str], ...] = (
         r"the program runs more than (?P<n>[\d,]+) statements once its loops are unrolled and "
         r"its calls inlined \((?P<s>max_statements)\)",
         "循环展开、函数调用内联之后,程序运行的语句超过了 {n} 条({s})",
+    ),
+    (
+        r"calls nest more than (?P<n>[\d,]+) deep \((?P<s>max_call_depth)\)",
+        "函数调用的嵌套超过了 {n} 层({s})",
+    ),
+    (
+        r"this comparison would have (?P<n>[\d,]+) elements; the limit is (?P<m>[\d,]+) per "
+        r"value \((?P<s>max_tensor_elements)\)",
+        "这个比较会有 {n} 个元素;每个值的上限是 {m}({s})",
     ),
     (
         r"this loop would run (?P<n>[\d,]+) times; the limit is (?P<m>[\d,]+) iterations "
@@ -339,7 +350,15 @@ MAX_CHARS = 1_000
 
 @functools.lru_cache(maxsize=1)
 def _compiled() -> tuple[tuple[re.Pattern[str], str], ...]:
-    rules = (*RULES, *NAMES_RULES, *PYTHON_RULES, *LIMIT_RULES, *OTHER_RULES, *QUERY_RULES)
+    rules = (
+        *RULES,
+        *NAMES_RULES,
+        *FLOW_RULES,
+        *PYTHON_RULES,
+        *LIMIT_RULES,
+        *OTHER_RULES,
+        *QUERY_RULES,
+    )
     return tuple((re.compile(en, re.DOTALL), zh) for en, zh in rules)
 
 

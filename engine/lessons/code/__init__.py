@@ -1,12 +1,16 @@
 """Lesson 7, the same program in PyTorch and JAX: generated code, runnable as shown, and the
-lines it prints (computed here by the engine: the grads, and the `grad_fn` names PyTorch gives
-the named results — AddBackward0, MulBackward0, …).
+lines it prints (the leaves' grads), with the `grad_fn` PyTorch gives each named result
+(AddBackward0, MulBackward0, …) said in a comment.
 
 The code is made from the parsed program (engine/language/ir.py), statement by statement, so
 loops stay loops (translate.py; expressions in writer.py, names in names.py, grad_fn names in
 grad_fns.py). Random leaves are drawn from NumPy's `default_rng(seed)` in program order, exactly
 as gradtrace draws them, so the generated PyTorch code prints the same numbers.
-tests/test_lessons_code.py runs it with torch; the JAX code is shown, not run in CI.
+
+The PyTorch code is also a gradtrace program: pasted back, it is the same graph with the same
+grads, and what gradtrace prints for it (engine/language/printing.py, as PyTorch prints) is
+the expected output given here — one source of truth (tests/test_round_trip.py; torch runs it
+in tests/test_lessons_code.py). The JAX code is shown, not run in CI.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from engine.autograd.value import Value
+from engine.language.printing import torch_text
 from engine.lessons.code.grad_fns import exprs_by_span, predict_grad_fn
 from engine.lessons.code.names import GENERATED_NAMES, code_names
 from engine.lessons.code.translate import Translation
@@ -29,11 +34,6 @@ TORCH_HEAD = [
     "torch.set_default_dtype(torch.float64)  # gradtrace computes in float64",
     "rng = np.random.default_rng(0)  # randn/rand: NumPy's generator, drawn in program order",
     "",
-    "",
-    "def show(name, t):  # rounded to 6 decimals, as the expected output below",
-    '    print(name, "=", None if t is None else (np.round(t.detach().numpy(), 6) + 0.0).tolist())',
-    "",
-    "",
 ]
 JAX_NOTE = (
     "grad() inside a program is written with jax.grad of an inner function; this one is not "
@@ -42,11 +42,18 @@ JAX_NOTE = (
 
 
 def show_text(name: str, g: np.ndarray | None) -> str:
-    """What the generated `show(name, t)` prints for a tensor t equal to g (None: a leaf that
-    backward never reached, whose .grad PyTorch leaves as None)."""
+    """What the JAX code's loop prints for a grad g, rounded to 6 decimals."""
     if g is None:
         return f"{name} = None"
     return f"{name} = {(np.round(np.asarray(g, dtype=np.float64), 6) + 0.0).tolist()}"
+
+
+def grad_line(name: str, g: np.ndarray) -> str:
+    """What `print("x.grad =", x.grad)` prints in PyTorch for a leaf whose grad is g: the text
+    gradtrace's own print gives it (engine/language/printing.py), so pasted back, the code
+    prints these lines there too. A leaf that backward never reaches is not printed: PyTorch
+    prints None, gradtrace's print in torch mode zeros (Trace.grad_of)."""
+    return f"{name} = {torch_text(np.asarray(g, dtype=np.float64))}"
 
 
 def code(run: Run) -> dict[str, Any]:
@@ -122,15 +129,17 @@ def torch_ending(t: Translation, out: Value, grads: dict[str, Any]) -> tuple[lis
             f"{name}.backward(torch.ones_like({name}))"
             "  # not a scalar: seed with ones, as gradtrace does"
         )
+    # the grad_fn PyTorch gives each named result, as a comment: gradtrace does not print it
+    tail += [f"# {op_name}.grad_fn is {predicted}" for op_name, predicted in t.named_ops]
     expected: list[str] = []
-    for op_name, predicted in t.named_ops:
-        tail.append(f'print("{op_name}.grad_fn:", {op_name}.grad_fn.name())')
-        expected.append(f"{op_name}.grad_fn: {predicted}")
     if out.requires_grad:
         py = t.torch.name
         for leaf, g in grads.items():
-            tail.append(f'show("{py(leaf)}.grad", {py(leaf)}.grad)')
-            expected.append(show_text(f"{py(leaf)}.grad", g))
+            if g is None:  # PyTorch leaves it None; said as a comment (see grad_line)
+                tail.append(f"# {py(leaf)}.grad is None: backward does not reach {py(leaf)}")
+                continue
+            tail.append(f'print("{py(leaf)}.grad =", {py(leaf)}.grad)')
+            expected.append(grad_line(f"{py(leaf)}.grad", g))
     return tail, expected
 
 

@@ -21,7 +21,7 @@ BACKWARD = {
     "softmax": "SoftmaxBackward0",
     "log_softmax": "LogSoftmaxBackward0",
     "cross_entropy": "NllLossBackward0",
-    "mse": "MeanBackward0",
+    "mse": "MseLossBackward0",  # written as F.mse_loss
     "transpose": "PermuteBackward0",
     "cat": "CatBackward0",
     "stack": "StackBackward0",

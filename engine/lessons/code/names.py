@@ -3,6 +3,7 @@ would shadow a name the generated code itself needs (`np`, `torch`, `print`, …
 
 from __future__ import annotations
 
+from engine.language import flow_ir as fx
 from engine.language import ir
 
 # The names the generated code itself reads at the top level (PyTorch) or inside JAX's `f`:
@@ -11,7 +12,7 @@ from engine.language import ir
 # (`print_`), everywhere in both codes. `out` is added when the generated code binds the
 # program's bare last expression to `out`.
 GENERATED_NAMES = frozenset(
-    {"np", "torch", "F", "rng", "show", "print", "range", "float", "jax", "jnp", "params"}
+    {"np", "torch", "F", "rng", "print", "range", "float", "jax", "jnp", "params"}
 )
 
 
@@ -30,6 +31,9 @@ def code_names(program: ir.Program) -> dict[str, str]:
             todo += st.body
         elif isinstance(st, ir.Output):
             has_output = True
+        expr = getattr(st, "expr", None)
+        if isinstance(expr, fx.Lambda):  # `f = lambda np: …`: its parameters are names too
+            names.update(expr.params)
     reserved = GENERATED_NAMES | ({"out"} if has_output else set())
     taken = names | reserved
     renamed = {}

@@ -13,6 +13,7 @@ import numpy as np
 from engine.autograd.ops import OPS
 from engine.autograd.value import Value
 from engine.errors import ProgramError
+from engine.language import flow_ir as fx
 from engine.language import ir
 from engine.language.build_names import CONSTRUCTED
 from engine.language.vocabulary import UNARY
@@ -157,7 +158,25 @@ class Writer:
             return self.static(e.value)
         if isinstance(e, ir.Items):  # cat's and stack's list of values
             return "[" + ", ".join(self.as_tensor(x) for x in e.items) + "]"
+        if isinstance(e, fx.Lambda | fx.CallFn):
+            return self.function(e, prec)
         raise unwritable(e)
+
+    def function(self, e: fx.Lambda | fx.CallFn, prec: int) -> str:
+        """A lambda, and a call of one or of a name bound to one, as Python writes them: both
+        frameworks run them as they are (gradtrace inlines each call)."""
+        if isinstance(e, fx.CallFn):
+            if not isinstance(e.func, fx.Lambda | ir.Name):
+                raise unwritable(e)  # jax.grad(f)(x) and the like: not generated
+            args = [self.expr(a) for a in e.args] + [f"{k}={self.expr(v)}" for k, v in e.kwargs]
+            return f"{self.expr(e.func, 9)}({', '.join(args)})"
+        plain = len(e.params) - len(e.defaults)
+        params = ", ".join(
+            self.name(p) if i < plain else f"{self.name(p)}={self.expr(e.defaults[i - plain])}"
+            for i, p in enumerate(e.params)
+        )
+        text = f"lambda{' ' if params else ''}{params}: {self.expr(e.body)}"
+        return f"({text})" if prec > 0 else text
 
     def binop(self, e: ir.BinOp, prec: int) -> str:
         """A chain of binary operators, written without recursing down its left operands: the
@@ -208,6 +227,8 @@ class Writer:
         return f"({text})" if prec > 2 else text
 
     def mse(self, e: ir.Call, prec: int) -> str:
+        if self.torch:  # F.mse_loss is gradtrace's mse: one op, pasted back
+            return f"F.mse_loss({self.expr(e.args[0])}, {self.expr(e.args[1])})"
         return f"(({self.expr(e.args[0], 1)} - {self.expr(e.args[1], 1)})**2).mean()"
 
     def reduction(self, e: ir.Call, prec: int) -> str:

@@ -392,3 +392,23 @@ def test_a_constant_expression_bound_is_the_number_python_computes(text: str) ->
         assert e.code == "non_finite", e.message
         return
     assert isinstance(want, int | float) and d["value"][0] == pytest.approx(want, rel=1e-12)
+
+
+@pytest.mark.parametrize(
+    "marking",
+    [
+        "V = (0.01 * torch.ones(2, 3)).requires_grad_()",
+        "V = 0.01 * torch.ones(2, 3)\nV.requires_grad_()",
+        "V = 0.01 * torch.ones(2, 3)\nV.requires_grad = True",
+    ],
+)
+def test_requires_grad_makes_a_leaf_of_what_a_name_holds_as_pytorch_does(marking: str) -> None:
+    """PyTorch: a tensor made from constants is a leaf; requires_grad_() gives it a grad of
+    its own (V.grad = 2V here), whatever expression made it."""
+    torch = pytest.importorskip("torch")
+    source = f"import torch\n{marking}\nL = (V * V).sum()\nL.backward()"
+    namespace: dict[str, Any] = {"torch": torch}
+    exec(source.replace("torch.ones(2, 3)", "torch.ones(2, 3, dtype=torch.float64)"), namespace)
+    ours = run_program(source).trace.to_dict()["grads"]
+    assert list(ours) == ["V"]
+    np.testing.assert_allclose(ours["V"], namespace["V"].grad.numpy(), rtol=1e-12)

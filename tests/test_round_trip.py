@@ -31,13 +31,7 @@ from tests.test_lessons_code import MORE, prints_as_said, run_torch
 
 # The code lesson's own cases that do not round trip yet, and why (strict: once they do, the
 # test says so and the entry goes).
-NOT_YET = {
-    "constant_leaves_and_ranges": (
-        "`W = 0.01 * randn(2, 3)` is written `W = (0.01 * torch.tensor(…)).requires_grad_()`; "
-        "pasted back, gradtrace's torch mode does not make an expression of constants marked "
-        "requires_grad_() a leaf (PyTorch does: it has no grad_fn)"
-    ),
-}
+NOT_YET: dict[str, str] = {}  # a case of the lesson's that cannot round trip yet, and why
 
 
 def printed_text(run: Run) -> str:

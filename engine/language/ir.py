@@ -325,6 +325,9 @@ class Program:
     torch_mode: bool = False
     # free names one edit from an assigned name (`yy` beside `y`), at their first use
     warnings: tuple[NameWarning, ...] = ()
+    # names PyTorch makes leaves of whatever they hold: `V = (0.01 * randn(2, 3)).requires_grad_()`,
+    # or `V = …` then `V.requires_grad_()` / `V.requires_grad = True` (spelling.py)
+    leaf_names: frozenset[str] = frozenset()
 
     def __str__(self) -> str:
         return "\n".join(str(s) for s in self.body)

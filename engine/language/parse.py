@@ -92,6 +92,7 @@ class Parser(FunctionParser):
             frozenset(self.int_reads),
             self.torch,  # spelling.py: torch was imported
             name_warnings(tree, self.free, self.source),  # `yy` beside `y`: did you mean y?
+            frozenset(self.leaf_names),  # spelling.py: names requires_grad_() makes leaves
         )
 
     def look_ahead(self, tree: ast.Module) -> None:

@@ -159,7 +159,10 @@ class StatementRunner(FlowRunner, FunctionRunner, ShownRunner):
         plain = isinstance(e, ir.Num | ir.Array) or (
             isinstance(e, ir.Call) and e.func in CONSTRUCTORS
         )
-        if leaf and not plain and not self.program.torch_mode and constant_only(e):
+        # Without torch, constants only; with torch, where requires_grad_() asks (PyTorch's
+        # leaf: the value computed, its own grad, nothing before it kept).
+        made_leaf = not self.program.torch_mode or leaf in self.program.leaf_names
+        if leaf and not plain and made_leaf and constant_only(e):
             return self.constant_leaf(e, leaf)
         if isinstance(e, (ir.Name, *RUNTIME_KINDS)):
             found = self.any(e)  # a number (a loop's counter) bound to a name: a constant

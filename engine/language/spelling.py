@@ -50,6 +50,7 @@ class SpellingParser(ParserBase):
         self.imported: dict[str, str] = {}  # local name -> function path (`exp` -> "math.exp")
         self.torch = False  # torch imported: a tensor without requires_grad is a constant
         self.leaf_calls: set[int] = set()  # ast ids of calls whose tensor is a leaf anyway
+        self.leaf_names: set[str] = set()  # names whose assignment makes a leaf (ir.Program)
 
     # --- what must be known first --------------------------------------------------------
     def look_ahead_more(self, tree: ast.Module) -> None:
@@ -83,9 +84,18 @@ class SpellingParser(ParserBase):
                 if self.is_int_list(node.value):
                     listed.update(names)
         for node in ast.walk(tree):
-            if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id in marked for t in node.targets
+            if not isinstance(node, ast.Assign):
+                continue
+            names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+            value = node.value
+            if (  # V = (0.01 * torch.randn(2, 3)).requires_grad_()
+                isinstance(value, ast.Call)
+                and isinstance(value.func, ast.Attribute)
+                and value.func.attr == "requires_grad_"
             ):
+                self.leaf_names.update(names)
+            if names & marked:
+                self.leaf_names.update(names & marked)
                 self.leaf_calls.update(id(n) for n in ast.walk(node.value))
         self.label_names.update(n for n in indexed - loops if n in listed or n not in assigned)
 

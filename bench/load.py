@@ -18,7 +18,7 @@ import sys
 import tempfile
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -37,14 +37,18 @@ def free_port() -> int:
 
 @contextlib.contextmanager
 def server(
-    workers: int = 1, env: dict[str, str] | None = None, app: str = "app.main:app"
+    workers: int = 1,
+    env: dict[str, str] | None = None,
+    app: str = "app.main:app",
+    extra: Sequence[str] = (),
 ) -> Iterator[tuple[int, int]]:
     """uvicorn serving `app` (app.main:app; the tests also serve tests.server_hooks:app) on a
-    free loopback port, with `env` added to this environment: yields (port, pid). The one place
-    the bench and the tests start a real server."""
+    free loopback port, with `env` added to this environment and `extra` uvicorn options (such
+    as docker-compose.yml's --proxy-headers): yields (port, pid). The one place the bench and
+    the tests start a real server."""
     port = free_port()
     args = [sys.executable, "-m", "uvicorn", app, "--host", HOST, "--port", str(port)]
-    args += ["--no-access-log", "--log-level", "warning"]
+    args += ["--no-access-log", "--log-level", "warning", *extra]
     if workers > 1:
         args += ["--workers", str(workers)]
     # A file, not a pipe: a server that logs much would block on a full pipe nobody reads.

@@ -4,7 +4,7 @@ tests whose subject is the server itself: sockets, connections, the event loop."
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 
@@ -23,8 +23,11 @@ class Server:
 
 
 @contextmanager
-def uvicorn_server(env: dict[str, str], app: str = "tests.server_hooks:app") -> Iterator[Server]:
-    """uvicorn serving `app` with `env` added to this environment (GRADTRACE_* settings); the
-    bench's launcher (bench.load.server), so that tests and bench start servers alike."""
-    with load.server(env=env, app=app) as (port, pid):
+def uvicorn_server(
+    env: dict[str, str], app: str = "tests.server_hooks:app", extra: Sequence[str] = ()
+) -> Iterator[Server]:
+    """uvicorn serving `app` with `env` added to this environment (GRADTRACE_* settings) and
+    `extra` uvicorn options; the bench's launcher (bench.load.server), so that tests and bench
+    start servers alike."""
+    with load.server(env=env, app=app, extra=extra) as (port, pid):
         yield Server(load.HOST, port, pid)

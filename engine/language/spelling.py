@@ -86,16 +86,16 @@ class SpellingParser(ParserBase):
         for node in ast.walk(tree):
             if not isinstance(node, ast.Assign):
                 continue
-            names = {t.id for t in node.targets if isinstance(t, ast.Name)}
+            targets = {t.id for t in node.targets if isinstance(t, ast.Name)}
             value = node.value
             if (  # V = (0.01 * torch.randn(2, 3)).requires_grad_()
                 isinstance(value, ast.Call)
                 and isinstance(value.func, ast.Attribute)
                 and value.func.attr == "requires_grad_"
             ):
-                self.leaf_names.update(names)
-            if names & marked:
-                self.leaf_names.update(names & marked)
+                self.leaf_names.update(targets)
+            if targets & marked:
+                self.leaf_names.update(targets & marked)
                 self.leaf_calls.update(id(n) for n in ast.walk(node.value))
         self.label_names.update(n for n in indexed - loops if n in listed or n not in assigned)
 

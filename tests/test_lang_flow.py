@@ -199,3 +199,29 @@ def test_branching_programs_agree_with_torch(case: tuple[str, float]) -> None:
     d = trace(src + "\nL = y", {"x": x})
     assert out_value(d) == pytest.approx(value, rel=1e-9, abs=1e-12)
     assert d["grads"]["x"] == pytest.approx(grad, rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize(
+    ("source", "where", "words"),
+    [
+        ("def f(x):\n    yield x\ny = f(2)", (2, 5), "yield is not part of the language"),
+        ("def f(x):\n    await x\ny = f(2)", (2, 5), "await is not part of the language"),
+        ("async def f():\n    pass\ny = 1", (1, 1), "async def is not part of the language"),
+        ("ys = [x async for x in y]", (1, 6), "async for is not part of the language"),
+        (
+            "a = [1.0, 2.0]\nb = [1.0, 2.0, 3.0]\nif a == b:\n    c = 1\nL = a",
+            (3, 4),
+            "cannot compare values of shapes (2,) and (3,)",
+        ),
+    ],
+)
+def test_what_is_refused_is_named_as_itself(
+    source: str, where: tuple[int, int], words: str
+) -> None:
+    """The refusal names the construct written, not what it happens to look like (a bare
+    expression, a def), and shapes that cannot be compared before a condition's truth."""
+    from engine.words.messages import is_translated, translate
+
+    e = refused(source)
+    assert (e.line, e.column) == where and words in e.message, e.message
+    assert is_translated(e.message) and translate(e.message, "zh") != e.message

@@ -150,6 +150,8 @@ class Parser(FunctionParser):
                 return ir.Seed(n, self.span(node))
             if last and isinstance(value, ast.Compare):  # `x.grad == u`: shown, not traced
                 return fx.ShownLine(self.shown_comparison(value), self.span(node))
+            if isinstance(value, ast.Yield | ast.YieldFrom | ast.Await):
+                raise self.refuse(value)  # `yield x` in a def: named, not "a bare expression"
             if not last:
                 raise self.error(
                     node,

@@ -370,7 +370,7 @@ class FlowParser(CallParser):
         try:
             for g in node.generators:
                 if g.is_async:
-                    raise self.refuse(node)
+                    raise self.error(node, "async for is not part of the language", "unsupported")
                 it = self.iterable(g.iter)  # read before its own names exist, as Python does
                 target = self.target(g.target)
                 scope = NameScope("comp", "comprehension", set(fx.target_names(target)))

@@ -174,14 +174,32 @@ class FlowRunner(NodeMaker):
                 return all(self.truth(v) for v in c.values)  # stops at the first false one
             return any(self.truth(v) for v in c.values)
         if isinstance(c, fx.Compare):
-            left = self.condition_number(self.soft(c.left), c.left)
+            raw, raw_e = self.soft(c.left), c.left
             for op, right_e in zip(c.ops, c.rights, strict=True):
-                right = self.condition_number(self.soft(right_e), right_e)
+                right_raw = self.soft(right_e)
+                self.check_comparable(raw, right_raw, c)  # PyTorch compares before bool()
+                left = self.condition_number(raw, raw_e)
+                right = self.condition_number(right_raw, right_e)
                 if not bool(COMPARE[op](left, right)):
                     return False
-                left = right
+                raw, raw_e = right_raw, right_e
             return True
         return self.condition_number(self.soft(c), c) != 0
+
+    def check_comparable(self, a: Any, b: Any, c: Any) -> None:
+        """Two tensors compared in a condition: shapes that do not broadcast are named as
+        such (PyTorch fails there, before it asks for one truth value)."""
+        if not (isinstance(a, Value) and isinstance(b, Value)):
+            return
+        try:
+            np.broadcast_shapes(a.data.shape, b.data.shape)
+        except ValueError:
+            raise self.error(
+                getattr(c, "span", None),
+                f"cannot compare values of shapes {shape_text(a.data.shape)} and "
+                f"{shape_text(b.data.shape)}: they do not broadcast",
+                "shape",
+            ) from None
 
     def soft(self, e: Any) -> Any:
         """A condition's operand: a number stays a number (no constant node is made for it)."""

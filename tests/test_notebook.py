@@ -4,10 +4,7 @@ text; the HTML works in Chromium where scripts run and stays a drawing where the
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
-import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 from typing import Any
@@ -18,58 +15,19 @@ nbformat = pytest.importorskip("nbformat")
 pytest.importorskip("nbclient")
 pytest.importorskip("ipykernel")
 
-ROOT = Path(__file__).resolve().parents[1]
+from tests.notebook_kit import execute  # noqa: E402
+
 CELLS = [
     'from gradtrace import run\nt = run("x*y + x", values={"x": 2, "y": 3})\nt',
     't.show(step=1, lang="zh")',
 ]
-# nbclient in its own process: its asyncio loop and Playwright's (one browser per session)
-# must not share a thread. A kernel spec of our own runs this interpreter, whatever else is
-# installed.
-RUNNER = """
-import sys, nbformat
-from nbclient import NotebookClient
-nb = nbformat.read(sys.argv[1], as_version=4)
-NotebookClient(nb, timeout=60, kernel_name="gradtrace-test",
-               resources={"metadata": {"path": sys.argv[2]}}).execute()
-nbformat.write(nb, sys.argv[1])
-"""
 
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> list[dict[str, Any]]:
     """The notebook's cells after a run, each with its outputs."""
     tmp = tmp_path_factory.mktemp("nb")
-    spec = tmp / "jupyter" / "kernels" / "gradtrace-test"
-    spec.mkdir(parents=True)
-    (spec / "kernel.json").write_text(
-        json.dumps(
-            {
-                "argv": [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"],
-                "display_name": "gradtrace test",
-                "language": "python",
-            }
-        )
-    )
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell(src) for src in CELLS]
-    path = tmp / "lesson.ipynb"
-    nbformat.write(nb, path)
-    env = {
-        **__import__("os").environ,
-        "JUPYTER_PATH": str(tmp / "jupyter"),
-        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-        "IPYTHONDIR": str(tmp / "ipython"),
-    }
-    subprocess.run(
-        [sys.executable, "-c", RUNNER, str(path), str(ROOT)],
-        env=env,
-        cwd=tmp,
-        check=True,
-        timeout=120,
-        capture_output=True,
-    )
-    cells: list[dict[str, Any]] = nbformat.read(path, as_version=4).cells
+    cells: list[dict[str, Any]] = execute(CELLS, tmp, "lesson.ipynb").cells
     return cells
 
 

@@ -5,11 +5,9 @@ kernel does when the program, the values or the step change."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 import xml.etree.ElementTree as ET
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -21,8 +19,8 @@ pytest.importorskip("anywidget")
 
 from gradtrace import widget  # noqa: E402
 from gradtrace import widget_frames as wf  # noqa: E402
+from tests.notebook_kit import ROOT, execute  # noqa: E402
 
-ROOT = Path(__file__).resolve().parents[1]
 WIDGET_VIEW = "application/vnd.jupyter.widget-view+json"
 WIDGET_STATE = "application/vnd.jupyter.widget-state+json"
 CELLS = [
@@ -33,48 +31,13 @@ CELLS = [
     'bad = gradtrace.widget("x = 2\\ny = x *")\nprint(json.dumps(bad.error))\nbad',
     "w.step = -1\nw",
 ]
-# nbclient in its own process (as tests/test_notebook.py runs it), with a kernel spec of our
-# own that runs this interpreter; nbclient saves the widgets' last state in the notebook.
-RUNNER = """
-import sys, nbformat
-from nbclient import NotebookClient
-nb = nbformat.read(sys.argv[1], as_version=4)
-NotebookClient(nb, timeout=60, kernel_name="gradtrace-test",
-               resources={"metadata": {"path": sys.argv[2]}}).execute()
-nbformat.write(nb, sys.argv[1])
-"""
 
 
 @pytest.fixture(scope="module")
 def executed(tmp_path_factory: pytest.TempPathFactory) -> Any:
     """The notebook after a run: its cells with their outputs, and its metadata."""
     tmp = tmp_path_factory.mktemp("widget-nb")
-    spec = tmp / "jupyter" / "kernels" / "gradtrace-test"
-    spec.mkdir(parents=True)
-    argv = [sys.executable, "-m", "ipykernel_launcher", "-f", "{connection_file}"]
-    kernel = {"argv": argv, "display_name": "gradtrace test", "language": "python"}
-    (spec / "kernel.json").write_text(json.dumps(kernel))
-    nb = nbformat.v4.new_notebook()
-    nb.cells = [nbformat.v4.new_code_cell("import json")] + [
-        nbformat.v4.new_code_cell(src) for src in CELLS
-    ]
-    path = tmp / "widget.ipynb"
-    nbformat.write(nb, path)
-    env = {
-        **os.environ,
-        "JUPYTER_PATH": str(tmp / "jupyter"),
-        "JUPYTER_RUNTIME_DIR": str(tmp / "runtime"),
-        "IPYTHONDIR": str(tmp / "ipython"),
-    }
-    subprocess.run(
-        [sys.executable, "-c", RUNNER, str(path), str(ROOT)],
-        env=env,
-        cwd=tmp,
-        check=True,
-        timeout=120,
-        capture_output=True,
-    )
-    return nbformat.read(path, as_version=4)
+    return execute(["import json", *CELLS], tmp, "widget.ipynb")
 
 
 def outputs(cell: Any) -> tuple[dict[str, Any] | None, str]:

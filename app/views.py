@@ -86,14 +86,14 @@ def trace_body(ran: engine.Run, lang: str = "en") -> dict[str, Any]:
     a name given a value, at most name_warnings.MAX_WARNINGS), the messages in `lang`. Both
     are always there, empty lists when the program says nothing."""
     body = ran.trace.to_dict()
-    given = [f["name"] for f in ran.graph.free if f["given"]]
-    warnings = shown(ran.program.warnings, given)
+    given = [f["name"] for f in ran.free if f["given"]]
+    warnings = shown(ran.warnings, given, lang)
     # The program's own lines as printed; only the line that says the output was cut is ours.
     body["printed"] = [
         {**p, "text": translate(p["text"], lang)} if p["text"].startswith(CUT_NOTE) else p
         for p in ran.printed
     ]
-    body["warnings"] = [{**w, "message": translate(w["message"], lang)} for w in warnings]
+    body["warnings"] = warnings
     return body
 
 

@@ -11,9 +11,8 @@ from engine.autograd.graph import dfs_order, kahn_order, topological_order
 from engine.autograd.ops import OpError
 from engine.autograd.value import Value, constant, leaf
 from engine.errors import ProgramError
-from engine.language.parse import parse
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.program import Run, run, run_program, run_with_contrast
+from engine.program import Run, parse, run, run_program, run_with_contrast
 from engine.tracing.record import Trace, trace
 
 __all__ = [

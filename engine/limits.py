@@ -42,9 +42,16 @@ class Limits:
     # how deeply brackets nest, and how deeply calls, indexes, operators, lists and loops nest
     # inside one another, each counted apart (engine/language/guards.py, check_depth)
     max_depth: int = 64
-    max_statements: int = 2_000  # statements run, loops unrolled and calls inlined (each call one)
+    max_statements: int = 20_000  # statements run, loops unrolled and calls inlined (each call one)
     max_call_depth: int = 32  # calls of the program's own functions inside one another
-    max_print_chars: int = 20_000  # characters of printed output kept (the rest is cut)
+    max_print_chars: int = 20_000  # characters of text a run makes: printed, formatted, joined
+    # The work of a whole run, all its passes together: the ops it runs forward and backward
+    # (each backward step one), and the elements they compute. A training loop's 100 passes
+    # of a small model are a few thousand ops; a loop of backward calls on a 1,000-node graph
+    # reaches max_ops in a second.
+    max_ops: int = 200_000
+    max_work: int = 50_000_000
+    max_list_items: int = 16_384  # items of one list (or characters' worth of a joined one)
 
     def with_env(self, prefix: str = "GRADTRACE_") -> Limits:
         """These limits with any `GRADTRACE_MAX_…` environment overrides applied."""

@@ -1,56 +1,78 @@
-"""run(source) -> Trace: the whole pipeline, source text → parse → graph → backward trace.
+"""run(source) -> Trace: the whole pipeline, source text → read → run (statements in order,
+every backward() a pass where it stands) → the trace of its passes.
 
-`run_program` gives the same run with its graph kept (a `Run`): the one parse and one build that
-the page's trace and every lesson read (engine/lessons)."""
+`run_program` gives the same run with what it made kept (a `Run`): the one run that the page's
+trace and every lesson read (engine/lessons).
+"""
 
 from __future__ import annotations
 
 import contextlib
 import functools
+import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
+import numpy as np
+
 from engine.autograd.backward import BackwardError, backward
 from engine.autograd.ops import quiet
 from engine.autograd.value import Value
-from engine.errors import ProgramError
-from engine.language.build import Graph, build
-from engine.language.ir import Program
-from engine.language.parse import parse
-from engine.language.printing import lines
+from engine.errors import ProgramError, fail
+from engine.language.given import free_names
+from engine.language.interpreter import Interpreter
+from engine.language.scan import Scan
+from engine.language.source import Source, read
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.tracing.cost import check_trace
+from engine.tracing.labels import assign_labels
+from engine.tracing.passes import backward_error
 from engine.tracing.record import Trace, trace
 from engine.tracing.trace_json import to_json
 
 
 @functools.lru_cache(maxsize=64)
-def parse_cached(source: str, limits: Limits) -> Program:
-    """`parse`, remembered (the IR is immutable): a program's picture and page run it again."""
-    return parse(source, limits)
+def read_cached(source: str, limits: Limits) -> tuple[Source, Scan]:
+    """The checked syntax tree and what is known of it before it runs, remembered (neither
+    changes once made): a program's picture and page run it again."""
+    src = read(source, limits)
+    return src, Scan(src)
+
+
+def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Scan:
+    """What a program is before it runs (its free names, warnings); ProgramError if it cannot
+    be read."""
+    return read_cached(source, limits)[1]
+
+
+@dataclass(frozen=True)
+class Options:
+    accumulate: str = "add"
+    order: str = "dfs"
 
 
 @dataclass(eq=False)
 class Run:
-    """One program parsed, built and backpropagated once: its IR, its graph (every node in
-    creation order, the output, the free names' values, each grad() call), the limits it ran
-    under and the trace of its backward pass. The page's trace and every lesson read this one
-    object; a lesson that needs another backward pass runs it on this graph (`trace_with`).
-    Nothing in it is shared with another run but the IR, which never changes."""
+    """One program run once: what it read, the interpreter's state at its end (its graph, its
+    passes, what it printed), the limits it ran under and the trace. The page's trace and every
+    lesson read this one object; a lesson that needs another backward pass runs it on the
+    graph of the pass on show (`trace_with`). Nothing in it is shared with another run but the
+    syntax tree, which never changes."""
 
-    program: Program
-    graph: Graph
+    source: Source
+    scan: Scan
+    interpreter: Interpreter
     trace: Trace
     limits: Limits
+    free: list[dict[str, Any]]
 
     @property
     def nodes(self) -> list[Value]:
-        return self.graph.nodes
+        return self.trace.nodes
 
     @property
     def output(self) -> Value:
-        return self.graph.output
+        return self.trace.output
 
     @property
     def accumulate(self) -> str:
@@ -59,6 +81,24 @@ class Run:
     @property
     def order(self) -> str:
         return self.trace.order
+
+    @property
+    def printed(self) -> list[dict[str, Any]]:
+        """What the program's print(…) calls and notebook lines showed, in the order they ran:
+        `{"line", "text", "pass"}`, written as the program's library prints."""
+        several = len(self.interpreter.passes.passes) > 1
+        return [
+            {k: v for k, v in p.items() if k != "open" and (k != "pass" or several)}
+            for p in self.interpreter.printed
+        ]
+
+    @property
+    def warnings(self) -> list[Any]:
+        return [*self.scan.warnings, *self.interpreter.warnings]
+
+    @property
+    def grads_built(self) -> list[dict[str, Any]]:
+        return self.interpreter.passes.grads_built
 
     @functools.cached_property
     def ids(self) -> dict[int, str]:
@@ -69,33 +109,23 @@ class Run:
         return self.ids[node.seq]
 
     @functools.cached_property
-    def printed(self) -> list[dict[str, Any]]:
-        """What the program's print(…) calls (and `x.grad` lines) show, in the order they ran:
-        `{"line": source line, "text": …}`, grads read from this run's own backward pass,
-        written as the program's library prints (PyTorch's `tensor(4.)`, NumPy's `4.0`)."""
-        return lines(
-            self.graph.printed,
-            lambda node: node.grad,
-            self.graph.torch_mode,
-            self.limits.max_print_chars,
-        )
-
-    @functools.cached_property
     def leaves(self) -> list[Value]:
         """The parameters, in creation order: the nodes a gradient is reported for."""
         return [n for n in self.nodes if n.kind == "leaf"]
 
     @contextlib.contextmanager
     def trace_with(self, accumulate: str, order: str) -> Iterator[Trace]:
-        """The trace of a backward pass over this graph with these options: the run's own when
-        they are its own, else a new pass (no new build). Inside the block the nodes' `.grad`
-        are that pass's; after it the run's own again, so the page's trace, which reads them,
-        is the same whatever a lesson ran. Raises ProgramError as `run`."""
-        if (accumulate, order) == (self.accumulate, self.order):
-            yield self.trace
+        """The trace of a backward pass over the graph on show with these options: the run's
+        own when they are its own and it has one pass, else a new pass (no new run). Inside
+        the block the nodes' `.grad` are that pass's; after it they are as they were."""
+        if (accumulate, order) == (self.accumulate, self.order) and len(self.trace.passes) <= 1:
+            with kept_grads(self.nodes):
+                for node in self.nodes:
+                    node.grad = self.trace.grad_of(node) if node.kind != "const" else None
+                yield self.trace
             return
         with kept_grads(self.nodes):
-            yield traced(self.output, self.nodes, accumulate, order, self.graph.seed)
+            yield traced(self.output, self.nodes, accumulate, order, self.trace.seed)
 
 
 @contextlib.contextmanager
@@ -117,17 +147,37 @@ def run_program(
     order: str = "dfs",
     limits: Limits = DEFAULT_LIMITS,
 ) -> Run:
-    """Parse and build a program, then trace its backward pass, keeping all of it (a `Run`).
-    Raises ProgramError."""
+    """Read and run a program, recording every backward pass (a `Run`). Raises ProgramError."""
     check_options(accumulate, order)
-    program = parse_cached(source, limits)
-    with quiet():  # NumPy's float warnings off once for the build, not per op
-        graph = build(program, values, limits)
-    numbers = check_trace(graph.nodes, graph.output, limits)  # max_trace_numbers, before backward
-    result = traced(graph.output, graph.nodes, accumulate, order, graph.seed)
-    result.free = graph.free
-    result.numbers = numbers
-    return Run(program, graph, result, limits)
+    src, scan = read_cached(source, limits)
+    # Python reads names in NFKC form (`𝐱` is `x`); the keys of `values` are read the same way.
+    given = {unicodedata.normalize("NFKC", k): v for k, v in (values or {}).items()}
+    free = free_names(scan.free, scan.labels, given, limits)
+    it = Interpreter(src, scan, given, limits, Options(accumulate, order))
+    with quiet():  # NumPy's float warnings off once for the run, not per op
+        try:
+            it.run()
+        except RecursionError:
+            raise fail("too_deep_to_run", code="too_deep", limit="max_depth",
+                       max=limits.max_depth) from None  # fmt: skip
+        it.finish()
+    return Run(src, scan, it, make_trace(it, free, accumulate, order), limits, free)
+
+
+def make_trace(it: Interpreter, free: list[dict[str, Any]], accumulate: str, order: str) -> Trace:
+    """The trace of a run: every node of its kept passes (ids in creation order across the
+    whole run), the last pass's output and order, and every kept pass's steps."""
+    passes = it.passes.passes
+    last = passes[-1]
+    nodes = it.nodes
+    assign_labels(nodes)
+    records = [r for p in passes if p.kept for r in p.records]
+    result = Trace(
+        nodes, last.output, last.topo, records, accumulate, order, free,
+        numbers=it.passes.numbers, seed=last.seed, passes=passes,
+        pass_of=dict(it.passes.pass_of),
+    )  # fmt: skip
+    return result
 
 
 def run(
@@ -137,7 +187,7 @@ def run(
     order: str = "dfs",
     limits: Limits = DEFAULT_LIMITS,
 ) -> Trace:
-    """Parse and run a program, then trace its backward pass. Raises ProgramError."""
+    """Read and run a program; its trace. Raises ProgramError."""
     return run_program(source, values, accumulate, order, limits).trace
 
 
@@ -148,22 +198,16 @@ def run_with_contrast(
     order: str = "dfs",
     limits: Limits = DEFAULT_LIMITS,
 ) -> tuple[Trace, dict[str, Any] | None]:
-    """`run`, and the same program's final grads under the other accumulation (`+=` against
-    `=`), from one parse and one build: the contrast the page shows beside the trace.
-
-    Returns (trace, contrast) with contrast `{"accumulate": the other mode, "grads": {node id:
-    grad}}`, each grad as `trace.to_dict()["nodes"][i]["grad"]` would give it under that mode
-    (nodes whose grad is None, constants and what the output does not reach, are left out), or
-    None when that mode's backward fails (a non-finite grad). Raises ProgramError as `run`.
-    """
+    """`run`, and the last pass's final grads under the other accumulation (`+=` against
+    `=`), from one run: the contrast the page shows beside the trace (see `contrast`)."""
     result = run(source, values, accumulate, order, limits)
     return result, contrast(result)
 
 
 def contrast(result: Trace) -> dict[str, Any] | None:
-    """One more backward pass on `result`'s graph with the other accumulation, without a
-    recorder; the trace's own grads are put back afterwards (its steps keep theirs anyway:
-    backward never changes a grad in place)."""
+    """One more backward pass on `result`'s last graph with the other accumulation, without a
+    recorder; the nodes' own grads are put back afterwards. `{"accumulate": the other mode,
+    "grads": {node id: grad}}`, or None when that mode's backward fails (a non-finite grad)."""
     other = "assign" if result.accumulate == "add" else "add"
     nodes = result.nodes
     with kept_grads(nodes):
@@ -176,19 +220,21 @@ def contrast(result: Trace) -> dict[str, Any] | None:
         ids = result.ids()
         grads: dict[str, Any] = {}
         for node in nodes:
-            g = result.grad_of(node)
+            g = (
+                node.grad
+                if node.grad is not None
+                else (np.zeros(node.data.shape) if node.kind == "leaf" else None)
+            )
             if g is not None:
-                grads[ids[node.seq]] = to_json(g)
+                grads[ids[node.seq]] = to_json(np.asarray(g))
         return {"accumulate": other, "grads": grads}
 
 
 def check_options(accumulate: str, order: str) -> None:
     if accumulate not in ("add", "assign"):
-        raise ProgramError(
-            f"accumulate is 'add' or 'assign', not {accumulate!r}", code="bad_option"
-        )
+        raise fail("bad_accumulate", code="bad_option", v=repr(accumulate)[:40])
     if order not in ("dfs", "kahn"):
-        raise ProgramError(f"order is 'dfs' or 'kahn', not {order!r}", code="bad_option")
+        raise fail("bad_order", code="bad_option", v=repr(order)[:40])
 
 
 def traced(
@@ -197,23 +243,9 @@ def traced(
     """`trace` (a recorded backward pass), a non-finite grad raised as the program's error;
     `seed` is the output's first grad when the program gave one (L.backward(gradient=v))."""
     try:
-        if seed is not None:
-            return trace(output, nodes, accumulate=accumulate, order=order, seed=seed)
-        return trace(output, nodes, accumulate=accumulate, order=order)
+        return trace(output, nodes, accumulate=accumulate, order=order, seed=seed)
     except BackwardError as err:
         raise backward_error(err) from None
 
 
-def backward_error(err: BackwardError) -> ProgramError:
-    """A non-finite grad as the program's error, at the op that made it."""
-    span = err.node.span
-    assert err.node.op is not None
-    where = f"{err.node.text} " if err.node.text else f"{err.node.op.symbol} "
-    return ProgramError(
-        where + err.message,
-        span.line if span else None,
-        span.column if span else None,
-        end_line=span.end_line if span else None,
-        end_column=span.end_column if span else None,
-        code=err.code,
-    )
+__all__ = ["ProgramError", "Run", "parse", "run", "run_program", "run_with_contrast"]

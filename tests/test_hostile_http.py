@@ -406,6 +406,7 @@ def test_a_nan_that_slipped_through_still_gives_strict_json(
 
     # a program of its own, so that no answer cache hands this broken trace to another test
     unique = f"nan_probe_{path.strip('/').replace('/', '_')} * 1"
+
     def broken_run(*a: Any, **k: Any) -> Any:  # a Run whose trace holds NaNs, nothing printed
         return types.SimpleNamespace(
             trace=NaNTrace(),

@@ -16,7 +16,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine import ProgramError, run
-from tests.test_lang_ir import assert_round_trip
 
 
 def trace(source: str, values: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -148,23 +147,6 @@ def test_a_name_bound_to_constants_only_is_a_leaf_without_torch() -> None:
         "L = (W @ x).sum()"
     )
     assert "W" not in d["grads"]
-
-
-@pytest.mark.parametrize(
-    "src",
-    [
-        "x = 1.0\nx = x + 2.0",
-        "if x > 0.0 and not x < -1.0:\n    y = x\nelif x == 0.0:\n    y = 2.0 * x\n"
-        "else:\n    y = -x",
-        "y = x\nwhile y < 10.0:\n    y = y * 2.0",
-        "ws = [a, b]\nL = sum(w * 2.0 for w in ws)",
-        "for i, (w, v) in enumerate(zip([a, b], [c, d])):\n    L = w * v",
-        "n = 3\nys = [x * i for i in range(n) if i > 0]\nL = sum(ys, x)",
-        "a, b = 1.0, 2.0\nL = a * b if a < b else b",
-    ],
-)
-def test_flow_programs_print_back_as_themselves(src: str) -> None:
-    assert_round_trip(src)
 
 
 # --- a generated property: branching programs agree with PyTorch -----------------------------

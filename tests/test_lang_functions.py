@@ -12,7 +12,6 @@ import torch
 
 from engine import ProgramError, parse, run
 from engine.limits import Limits
-from tests.test_lang_ir import assert_round_trip
 
 
 def grads(source: str, values: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -164,17 +163,3 @@ def test_grad_transform_refusals() -> None:
     assert (e.line, e.column) == (1, 10) and "grad(f) takes a function" in e.message
     e = refused("def f(t):\n    return t\ng = grad(f, argnums=1)")
     assert e.code == "keyword"
-
-
-@pytest.mark.parametrize(
-    "src",
-    [
-        "def f(a, b=2.0):\n    h = a * b\n    return h + 1.0\ny = f(x) + f(x, b=3.0)",
-        "f = lambda t, k=3.0: t * k\ny = grad(f)(x)",
-        "def f(x):\n    def g(y):\n        return y * x\n    return g(x)\nL = f(2.0)",
-        "g = grad(grad(tanh))\ny = g(x)",
-    ],
-)
-def test_function_programs_print_back_as_themselves(src: str) -> None:
-    assert_round_trip(src)
-    assert str(parse(src)).count("def") == src.count("def")

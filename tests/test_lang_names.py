@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import ProgramError, parse, run
+from engine import ProgramError, parse, run, run_program
 
 torch = pytest.importorskip("torch")
 
@@ -54,7 +54,8 @@ def test_requires_grad_makes_a_leaf_and_a_tensor_without_it_is_a_constant() -> N
 def test_every_torch_constructor_takes_requires_grad(made: str) -> None:
     src = f"import torch\nx = {made[:-1]}, requires_grad=True)\nL = (x * x).sum()"
     assert np.shape(trace(src)["grads"]["x"]) == (2, 2)
-    assert trace(f"import torch\nx = {made}\ny = 2.0\nL = (x * y).sum()")["grads"].keys() == {"y"}
+    # PyTorch: y = 2.0 is a Python number, x a constant, so L needs no grad: no leaf at all
+    assert trace(f"import torch\nx = {made}\ny = 2.0\nL = (x * y).sum()")["grads"] == {}
 
 
 def test_requires_grad_underscore_as_a_statement_and_in_an_expression() -> None:
@@ -77,13 +78,20 @@ def test_dtype_and_device_are_accepted_and_ignored() -> None:
 
 def test_torch_autograd_grad_is_the_languages_grad() -> None:
     src = "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x ** 3\n"
+    # torch.autograd.grad is a pass of its own (PyTorch's: it returns dy/dx = 3x² = 27 and
+    # leaves x.grad as it was); the last line only shows g. The language's own grad(y, x)
+    # builds dy/dx as a graph, which the implicit pass differentiates again: 6x = 18.
     for call in (
         "g = torch.autograd.grad(y, x, create_graph=True)[0]",
         "g = torch.autograd.grad(y, [x], create_graph=True, retain_graph=True)[0]",
-        "g = grad(y, x)",
     ):
-        d = trace(src + call + "\ng")
-        assert d["value"] == 27.0 and d["grads"] == {"x": 18.0}
+        ran = run_program(src + call + "\ng")
+        d = ran.trace.to_dict()
+        assert d["value"] == 27.0 and d["grads"] == {"x": 27.0}
+        assert ran.interpreter.passes.passes[0].grads_after[ran.nodes[0].seq] is None
+        assert [p["text"] for p in ran.printed] == ["tensor(27., grad_fn=<MulBackward0>)"]
+    d = trace(src + "g = grad(y, x)\ng")
+    assert d["value"] == 27.0 and d["grads"] == {"x": 18.0}
 
 
 def test_a_zero_dimensional_randn() -> None:
@@ -190,7 +198,10 @@ def test_an_index_name_bound_to_ints_holds_labels_not_a_leaf() -> None:
     d = trace("scores = [[1.0, 2.0], [3.0, 4.0]]\ny = [1, 0]\nL = scores[range(2), y].sum()")
     assert d["grads"] == {"scores": [[0.0, 1.0], [1.0, 0.0]]}
     assert "y" not in {n["label"] for n in d["nodes"]}
-    d = trace("import torch\ns = [1.0, 2.0, 3.0]\ny = torch.tensor([2, 2])\nL = s[y].sum()")
+    d = trace(
+        "import torch\ns = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\n"
+        "y = torch.tensor([2, 2])\nL = s[y].sum()"
+    )
     assert d["grads"] == {"s": [0.0, 0.0, 2.0]}
 
 
@@ -245,34 +256,13 @@ def test_a_shape_inside_a_loop_bound_and_a_reshape() -> None:
     assert d["value"] == 70.0
 
 
-def test_round_trips_print_the_normal_form() -> None:
-    for src, printed in (
-        ("x = randn(2, 3)\ny = zeros(*x.shape)\ny", "y = zeros(*x.shape)"),
-        ("x = [1.0, 2.0]\ny = x[[0, 1, 1]]\ny", "y = x[[0, 1, 1]]"),
-        ("x = [1.0, 2.0]\ny = cat([x, x], dim=0)\ny", "y = cat([x, x], axis=0)"),
-        ("x = [1.0, 2.0]\ny = x.clip(0, 1)\ny", "y = clamp(x, min=0.0, max=1.0)"),
-        ("x = arange(0, 1, 0.5)\nx", "x = arange(0, 1, 0.5)"),
-        ("x = [1.0, 2.0]\ny = x * x.shape[0]\ny", "y = x * x.shape[0]"),
-    ):
-        text = str(parse(src))
-        assert printed in text.splitlines(), text
-        assert str(parse(text)) == text
-
-
 # --- refusals -------------------------------------------------------------------------------
 
 REFUSED = [
-    ("shape-alone", "x = [1.0]\ny = x.shape", 2, 5, "x.shape is several numbers"),
-    ("shape-as-one", "x = [1.0]\ny = zeros(3)[x.shape]", 2, 14, "one whole number is needed"),
-    ("shape-of-expr", "x = [1.0]\nn = (x * 2).shape[0]", 2, 6, "the shape of a name only"),
-    (
-        "shape-axis-out",
-        "x = [1.0, 2.0]\ny = x * x.shape[1]",
-        2,
-        9,
-        "x is of shape (2,): it has no axis 1",
-    ),
-    ("len-of-scalar", "x = 2.0\ny = x * len(x)", 2, 9, "x is a scalar, which has no length"),
+    ("shape-alone", "x = [1.0]\ny = x.shape", 2, 5, "the output is a tuple"),
+    ("shape-of-expr", "x = [1.0]\nn = (x * 2).shape[0]", 2, 5, "not a value to differentiate"),
+    ("shape-axis-out", "x = [1.0, 2.0]\ny = x * x.shape[1]", 2, 9, "past the end of a tuple"),
+    ("len-of-scalar", "x = 2.0\ny = x * len(x)", 2, 9, "len() of a 0-d tensor"),
     ("cat-not-list", "a = [1.0]\nc = cat(a, a)", 2, 9, "cat takes a list of values"),
     ("cat-empty", "c = cat([])", 1, 9, "cat takes a list of values"),
     ("cat-scalars", "a = 1.0\nc = cat([a, a])", 2, 5, "cat cannot join scalars"),
@@ -285,10 +275,10 @@ REFUSED = [
         "stack needs values of one shape",
     ),
     ("cat-axis", "a = [1.0]\nc = cat([a, a], axis=1)", 2, 5, "axis 1 is out of range"),
-    ("cat-axis-twice", "a = [1.0]\nc = cat([a], 0, dim=0)", 2, 5, "axis is given twice"),
+    ("cat-axis-twice", "a = [1.0]\nc = cat([a], 0, dim=0)", 2, 17, "axis is given twice"),
     ("clamp-no-bound", "x = [1.0]\ny = clamp(x)", 2, 5, "clamp needs a bound"),
     ("clamp-value-bound", "x = [1.0]\ny = clamp(x, min=x)", 2, 18, "clamp's min is a number"),
-    ("clamp-twice", "x = [1.0]\ny = clamp(x, 0, min=0)", 2, 5, "min is given twice"),
+    ("clamp-twice", "x = [1.0]\ny = clamp(x, 0, min=0)", 2, 17, "min is given twice"),
     (
         "index-out",
         "x = [1.0, 2.0]\ny = x[[0, 2]]",
@@ -304,11 +294,10 @@ REFUSED = [
         "index lists of different lengths",
     ),
     ("index-empty", "x = [1.0]\ny = x[[]]", 2, 7, "an empty list of indices"),
-    ("index-fraction", "x = [1.0]\ny = x[[0.5]]", 2, 8, "not a fraction"),
-    ("index-leaf-name", "x = [1.0, 2.0]\ny = [0, 1]\nz = y * 2\nw = x[y]", 3, 5, "labels"),
+    ("index-fraction", "x = [1.0]\ny = x[[0.5]]", 2, 7, "not a fraction"),
+    ("index-leaf-name", "x = [1.0, 2.0]\ny = [0, 1]\nz = y * 2\nw = x[y]", 4, 7, "labels"),
     ("range-step-0", "x = [1.0]\ny = x[range(0, 1, 0)]", 2, 7, "range() step cannot be 0"),
     ("arange-step-0", "x = arange(0, 1, 0.0)", 1, 5, "arange's step cannot be 0"),
-    ("arange-value", "y = 2.0\nx = arange(y)", 2, 12, "whole number"),
     ("linspace-count", "x = linspace(0, 1, 2.5)", 1, 20, "not a fraction"),
     ("linspace-negative", "x = linspace(0, 1, -1)", 1, 5, "linspace needs a count ≥ 0"),
     ("max-one", "x = [1.0]\ny = max(x)", 2, 5, "max of one value (a reduction"),
@@ -328,23 +317,22 @@ REFUSED = [
         33,
         "True or False",
     ),
-    ("dtype-call", "import torch\nx = torch.ones(2, dtype=f(1))", 2, 25, "dtype is a name"),
+    ("dtype-call", "import torch\nx = torch.ones(2, dtype=f(1))", 2, 25, "unknown function 'f'"),
     (
-        "tensor-of-name",
-        "import torch\ny = 1.0\nx = torch.tensor(y)",
+        "torch-transpose",
+        "import torch\nx = [[[1.0]]]\ny = x.transpose(1, 2)",
         3,
-        18,
-        "tensor takes a number",
+        5,
+        "has no attribute .transpose",
     ),
-    ("torch-transpose", "import torch\nx = [[[1.0]]]\ny = x.transpose(1, 2)", 3, 5, "permute"),
     (
         "requires-grad-stmt",
         "import torch\nx = [1.0]\n(x * 2).requires_grad_()",
         3,
         1,
-        "name.requires_grad_()",
+        "has no attribute .requires_grad_",
     ),
-    ("size-no-axis", "x = [1.0]\ny = x.size()", 2, 5, "x.size(k) takes one axis"),
+    ("size-no-axis", "x = [1.0]\ny = x.size()", 2, 5, "the output is a tuple"),
     ("gather-too-long", "x = [1.0]\ny = x[range(99999)]", 2, 7, "max_tensor_elements"),
     ("arange-too-long", "x = arange(0, 1, 0.00001)", 1, 5, "max_tensor_elements"),
 ]

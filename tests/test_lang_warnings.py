@@ -25,7 +25,7 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def warnings_of(source: str, values: dict[str, Any] | None = None) -> list[dict[str, Any]]:
     ran = run_program(source, values)
-    return shown(ran.program.warnings, [f["name"] for f in ran.graph.free if f["given"]])
+    return shown(ran.warnings, [f["name"] for f in ran.free if f["given"]])
 
 
 def messages(source: str) -> list[str]:
@@ -43,7 +43,7 @@ def client() -> TestClient:
 def test_a_name_one_edit_from_an_assigned_one_runs_free_and_warns_at_its_first_use() -> None:
     source = "y = 2*x\nL = yy*y + x\nM = yy + L\nM"
     ran = run_program(source)
-    assert ran.program.free == ("x", "yy")
+    assert ran.scan.free == ("x", "yy")
     assert ran.trace.to_dict()["grads"]["yy"] == 3.0  # a free leaf of value 1: y + 1
     assert warnings_of(source) == [
         {

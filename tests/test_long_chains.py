@@ -29,7 +29,6 @@ def test_a_long_whole_number_chain_is_a_shape_an_axis_a_range_and_an_index() -> 
     trace = run(source).to_dict()
     assert [n["shape"] for n in trace["nodes"] if n["label"] == "x"] == [[TERMS]]
     assert trace["value"] == TERMS + 1
-    assert str(parse(f"L = zeros({chain()})")).count("+") == TERMS - 1  # printed back whole
 
 
 def test_the_api_answers_a_long_chain_with_every_lesson_without_a_500() -> None:

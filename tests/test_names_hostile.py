@@ -11,7 +11,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import ProgramError, run
-from engine.language.modules import FUNCTIONS, MODULES
+from engine.language.names import MODULES, every_function
+
+FUNCTIONS = every_function()
 from engine.limits import DEFAULT_LIMITS
 
 FUZZ = settings(

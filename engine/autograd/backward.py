@@ -102,9 +102,13 @@ def backward(
     accumulate: str = "add",
     order: str = "dfs",
     seed: Any = None,
+    topo: list[Value] | None = None,
+    keep_leaf_grads: bool = False,
 ) -> list[Value]:
     """Fill `.grad` for every node `root` depends on; returns the topological order used.
     `seed` is root's first grad (PyTorch's backward(gradient=v)); ones of its shape if None.
+    `keep_leaf_grads`: a leaf's grad starts where an earlier pass left it, so this pass's
+    contributions add to it (PyTorch's grads accumulate across backward calls).
 
     `accumulate="assign"` is the classic bug (`=` where `+=` belongs), kept so the page can show
     what goes wrong: each contribution overwrites, even the second edge of `x*x`. Recording is
@@ -112,9 +116,11 @@ def backward(
     """
     if accumulate not in ACCUMULATE:
         raise ValueError(f"accumulate must be one of {ACCUMULATE}, not {accumulate!r}")
-    topo = topological_order(root, order)
+    if topo is None:
+        topo = topological_order(root, order)
+    how = ArrayGrads(accumulate == "assign", recorder, seed, keep_leaf_grads)
     with quiet():  # a non-finite grad is reported by name (BackwardError), not as a warning
-        walk(root, topo, ArrayGrads(accumulate == "assign", recorder, seed))
+        walk(root, topo, how)
     return topo
 
 
@@ -131,18 +137,26 @@ class ArrayGrads:
     `.grad`, checked finite and of their input's shape; `assign` makes `+=` an `=` (the bug the
     page shows); a recorder, when given, is told the order, the seed and every step."""
 
-    __slots__ = ("assign", "first", "recorder", "scalar_step")
+    __slots__ = ("assign", "first", "keep", "recorder", "scalar_step")
 
     def __init__(
-        self, assign: bool = False, recorder: Recorder | None = None, seed: Any = None
+        self,
+        assign: bool = False,
+        recorder: Recorder | None = None,
+        seed: Any = None,
+        keep_leaf_grads: bool = False,
     ) -> None:
         self.assign = assign
         self.recorder = recorder
         self.first = seed
+        self.keep = keep_leaf_grads
         self.scalar_step: Callable[[Value], bool] | None = _scalar_step(assign, recorder)
 
     def begin(self, topo: list[Value]) -> None:
+        keep = self.keep
         for node in topo:
+            if keep and node.op is None and node.grad is not None and node.requires_grad:
+                continue  # a leaf's grad from the passes before: this one adds to it
             if node.requires_grad:
                 data = node.data
                 node.grad = _ZERO if type(data) is _F64 or not data.shape else np.zeros(data.shape)

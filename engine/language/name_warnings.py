@@ -21,7 +21,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from engine.autograd.value import Span
-from engine.language.positions import char_column
 
 MAX_WARNINGS = 20  # warnings in one answer; the rest are left out (the first ones matter)
 MAX_NAME_CHARS = 40  # a longer name is not checked: its one-edit neighbours grow with its length
@@ -37,12 +36,17 @@ class NameWarning:
 
     @property
     def message(self) -> str:
-        return f"'{self.name}' is never assigned; did you mean '{self.meant}'?"
+        return self.worded("en")
 
-    def to_dict(self) -> dict[str, Any]:
+    def worded(self, lang: str) -> str:
+        from engine.words.messages import say
+
+        return say("name_never_assigned", lang, {"name": self.name, "meant": self.meant})
+
+    def to_dict(self, lang: str = "en") -> dict[str, Any]:
         """{"message", "line", "column", "end_line", "end_column", "name", "suggestion"}."""
         return {
-            "message": self.message,
+            "message": self.worded(lang),
             **self.span.to_dict(),
             "name": self.name,
             "suggestion": self.meant,
@@ -117,7 +121,7 @@ def first_uses(tree: ast.AST, names: set[str]) -> dict[str, ast.Name]:
     return first
 
 
-def name_warnings(tree: ast.AST, free: Iterable[str], source: str) -> tuple[NameWarning, ...]:
+def name_warnings(tree: ast.AST, free: Iterable[str], source: Any) -> tuple[NameWarning, ...]:
     """A warning for each free name one edit from a bound name, in the order of first use
     (all of them: which are shown depends on the values given, `shown`)."""
     bound = bound_names(tree)
@@ -136,21 +140,25 @@ def name_warnings(tree: ast.AST, free: Iterable[str], source: str) -> tuple[Name
         node = uses.get(name)
         if node is None:  # read only where a Name is not (an attribute's root is one)
             continue
-        line = node.lineno
-        end_line = node.end_lineno or line
-        span = Span(
-            line,
-            char_column(source, line, node.col_offset),
-            end_line,
-            char_column(source, end_line, node.end_col_offset or node.col_offset),
-        )
-        out.append(NameWarning(name, target, span))
+        out.append(NameWarning(name, target, source.span(node)))
     out.sort(key=lambda w: (w.span.line, w.span.column))
     return tuple(out)
 
 
-def shown(warnings: Iterable[NameWarning], given: Iterable[str]) -> list[dict[str, Any]]:
-    """The warnings an answer carries: none for a name given a value, at most MAX_WARNINGS."""
+def shown(warnings: Iterable[Any], given: Iterable[str], lang: str = "en") -> list[dict[str, Any]]:
+    """The warnings an answer carries, worded in `lang`: none for a name given a value, at
+    most MAX_WARNINGS (a name's first; then those the run made, a setting that changes
+    nothing, each `{"message", "line", …}` worded from its key)."""
+    from engine.words.messages import say
+
     meant_on_purpose = set(given)
-    kept = [w.to_dict() for w in warnings if w.name not in meant_on_purpose]
+    kept = []
+    for w in warnings:
+        if isinstance(w, NameWarning):
+            if w.name not in meant_on_purpose:
+                kept.append(w.to_dict(lang))
+            continue
+        entry = {k: v for k, v in w.items() if k not in ("key", "params")}
+        entry["message"] = say(w["key"], lang, w.get("params") or {})
+        kept.append(entry)
     return kept[:MAX_WARNINGS]

@@ -1,65 +1,109 @@
-"""What `print(…)` and `x.grad` show, written as the program's library would print it: a
-PyTorch program's tensors as PyTorch does (`tensor(4.)`, `tensor([0.5000, 2.0000],
-grad_fn=<MulBackward0>)`), the others as NumPy does (`4.0`, `[1. 2.]`).
-
-A print runs while the program is built, but a grad is known only after backward: a printed
-line is kept as parts (text, or a grad to read later) and written out by `lines`.
+"""What `print(…)`, a notebook's display and a format string show, written as the program's
+library would: a PyTorch program's tensors as PyTorch prints them (`tensor(4.)`,
+`tensor([0.5000, 2.0000], grad_fn=<MulBackward0>)`, with PyTorch's default float64 spelling:
+no dtype), the others as NumPy does (`4.0`, `[1. 2.]`); Python's numbers, lists, tuples and
+None as Python does. Every piece is charged against max_print_chars as it is made, so a
+printed list of a thousand tensors stops at the limit, not after it.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import re
+import string
 from typing import Any
 
 import numpy as np
 
 from engine.autograd.value import Value
-from engine.language.run_flow import COMPARE
-from engine.language.runtime import ListValue, describe, is_number
+from engine.language.values import Closure, Function, Grad, Ints, Module, Opaque, Pending
 
-# PyTorch's names for the backward functions of the ops, as its grad_fn shows them.
-GRAD_FN = {
-    "add": "AddBackward0", "sub": "SubBackward0", "mul": "MulBackward0",
-    "div": "DivBackward0", "pow": "PowBackward0", "neg": "NegBackward0",
-    "matmul": "MmBackward0", "sum": "SumBackward0", "mean": "MeanBackward0",
-    "transpose": "PermuteBackward0", "reshape": "ViewBackward0", "index": "SelectBackward0",
-    "cross_entropy": "NllLossBackward0", "mse": "MseLossBackward0", "max": "MaximumBackward0",
-    "min": "MinimumBackward0", "cat": "CatBackward0", "stack": "StackBackward0",
-    "gather": "IndexBackward0", "clamp": "ClampBackward1", "log_softmax": "LogSoftmaxBackward0",
-    "softmax": "SoftmaxBackward0",
-}  # fmt: skip
-CUT = "…"  # the part of a printed line past max_print_chars: the rest is not kept
 SUMMARY = 1000  # more elements than this are summarised with "...", as both libraries do
 EDGE = 3
 LINE = 80  # PyTorch's linewidth: a row with more elements than fit is wrapped
+MAX_NESTING = 64  # lists inside lists a print follows
+MAX_FIELD = 100  # a format's width or precision ("%.100000f" is refused)
+CUT_NOTE = "… (the printed output is cut"  # the start of the line that ends a cut output
 
 
-@dataclass(frozen=True, slots=True)
-class GradPart:
-    """`x.grad` in a print: `node`'s grad once backward has run (`after`), else None."""
+def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False) -> str:
+    """`str(v)` as the program's library gives it (`repr` inside lists, as Python does)."""
+    if depth > MAX_NESTING:
+        raise it.error("print_too_deep", node, "too_deep", max=MAX_NESTING)
+    if isinstance(v, str):
+        return repr(v) if quoted else v
+    if isinstance(v, list | tuple):
+        parts = []
+        for x in v:
+            parts.append(print_text(it, x, node, depth + 1, quoted=True))
+            it.check_chars(len(parts[-1]) + 2, node)
+        inner = ", ".join(parts)
+        if isinstance(v, tuple):
+            return f"({inner}{',' if len(v) == 1 else ''})"
+        return f"[{inner}]"
+    if isinstance(v, range):
+        return repr(v)
+    if isinstance(v, Pending):
+        v = v.node
+    if isinstance(v, Value):
+        return array_text(v.data, it.torch, suffix(v) if it.torch else "")
+    if isinstance(v, Grad):
+        return grad_text(it, v)
+    if isinstance(v, Ints):
+        return ints_text(v.data, it.torch)
+    if isinstance(v, np.generic):
+        return str(v.item()) if not isinstance(v, np.bool_) else str(bool(v))
+    if isinstance(v, Closure | Function):
+        return f"<function {v.name}>"
+    if isinstance(v, Module):
+        return f"<module '{v.path}'>"
+    if isinstance(v, Opaque):
+        return f"<{v.kind}>"
+    return str(v)
 
-    node: Value
-    after: bool
-    how: str | None  # item, tolist, numpy, data, or None
+
+def display_text(it: Any, v: Any, node: Any, plain: bool = False) -> str:
+    """What a notebook shows for a bare expression: `repr` for Python's values (a string in
+    quotes), the print form for tensors."""
+    if isinstance(v, str) and not plain:
+        it.check_chars(len(v) + 2, node)
+        return repr(v)
+    return print_text(it, v, node)
 
 
-@dataclass(frozen=True, slots=True)
-class ComparePart:
-    """A comparison in a print (`9*a**2 == a.grad`): its operands' values, a grad among them
-    read once backward has run; shown as a tensor of True and False."""
-
-    operands: tuple[np.ndarray | GradPart, ...]
-    ops: tuple[str, ...]  # < > <= >= == !=, one between each two operands
-
-
-@dataclass(frozen=True, slots=True)
-class Printed:
-    line: int
-    parts: tuple[str | GradPart | ComparePart, ...]
+def grad_text(it: Any, g: Grad) -> str:
+    """`x.grad` as printed: None before its first pass in PyTorch (and for a node that is not
+    a leaf, whose grad PyTorch does not keep); zeros in a program without torch."""
+    owner, grad = g.owner, g.owner.grad
+    if it.torch and (owner.kind != "leaf" and not it.passes.retains(owner)):
+        return "None"
+    if grad is None:
+        if it.torch:
+            return "None"
+        grad = np.zeros(owner.data.shape)
+    return array_text(np.asarray(grad, dtype=np.float64), it.torch)
 
 
-# The line that ends printed output past max_print_chars begins so (the app translates it).
-CUT_NOTE = "… (the printed output is cut"
+def array_text(data: np.ndarray, torch: bool, tail: str = "") -> str:
+    return torch_text(data, tail) if torch else numpy_text(data)
+
+
+def suffix(v: Value) -> str:
+    """`, grad_fn=<MulBackward0>` or `, requires_grad=True` for a tensor that needs a grad."""
+    if not v.requires_grad:
+        return ""
+    if v.op is None:
+        return ", requires_grad=True"
+    return f", grad_fn=<{grad_fn_name(v)}>"
+
+
+def grad_fn_name(v: Value) -> str:
+    op: Any = v.op
+    namer = getattr(op, "grad_fn", None)
+    if callable(namer):
+        name = namer(v.inputs)
+        if name:
+            return str(name)
+    return op.name.capitalize() + "Backward0"
 
 
 def torch_number(values: np.ndarray) -> tuple[str, int]:
@@ -78,22 +122,31 @@ def torch_number(values: np.ndarray) -> tuple[str, int]:
     return fmt, max(1, *(len(fmt.format(v)) for v in finite.ravel()))
 
 
-def torch_text(data: np.ndarray, suffix: str = "") -> str:
+def torch_text(data: np.ndarray, tail: str = "") -> str:
     """`tensor(…)` as PyTorch prints it (precision 4, its fixed/scientific choice; True and
-    False padded to one width)."""
-    booleans = np.asarray(data).dtype == np.bool_
-    data = np.asarray(data, dtype=np.bool_ if booleans else np.float64)
-    shown = summarized(data) if data.size > SUMMARY else data  # PyTorch's format reads these
-    fmt, width = ("{}", 4 if shown.all() else 5) if booleans else torch_number(shown)
+    False padded to one width; whole numbers of an int tensor padded to the widest)."""
+    data = np.asarray(data)
+    kind = "bool" if data.dtype == np.bool_ else "int" if data.dtype.kind in "iu" else "float"
+    if kind == "float":
+        data = data.astype(np.float64)
+    shown = summarized(data) if data.size > SUMMARY else data
+    if kind == "bool":
+        fmt, width = "{}", 4 if shown.all() else 5
+    elif kind == "int":
+        fmt, width = "{}", max(1, *(len(str(int(v))) for v in shown.ravel())) if shown.size else 1
+    else:
+        fmt, width = torch_number(shown)
 
-    def one(v: float) -> str:
-        if booleans:
+    def one(v: Any) -> str:
+        if kind == "bool":
             return str(bool(v)).rjust(width)
+        if kind == "int":
+            return str(int(v)).rjust(width)
         return (fmt.format(v) if np.isfinite(v) else str(float(v))).rjust(width)
 
     def rows(a: np.ndarray, indent: int) -> str:
         if a.ndim == 0:
-            return one(float(a))
+            return one(a[()])
         summarise = data.size > SUMMARY and a.shape[0] > 2 * EDGE
         idx = (
             list(range(EDGE)) + [-1] + list(range(a.shape[0] - EDGE, a.shape[0]))
@@ -101,7 +154,7 @@ def torch_text(data: np.ndarray, suffix: str = "") -> str:
             else range(a.shape[0])
         )
         if a.ndim == 1:  # wrapped at LINE characters, as PyTorch does
-            items = [" ..." if i == -1 else one(float(a[i])) for i in idx]
+            items = [" ..." if i == -1 else one(a[i]) for i in idx]
             per_line = max(1, (LINE - indent) // (width + 2))
             lines = [", ".join(items[k : k + per_line]) for k in range(0, len(items), per_line)]
             return "[" + (",\n" + " " * (indent + 1)).join(lines) + "]"
@@ -109,10 +162,10 @@ def torch_text(data: np.ndarray, suffix: str = "") -> str:
         return "[" + gap.join("..." if i == -1 else rows(a[i], indent + 1) for i in idx) + "]"
 
     text = "tensor(" + rows(data, len("tensor("))
-    if suffix:  # `, grad_fn=<…>` on a line of its own past LINE, as PyTorch's _add_suffixes
+    if tail:  # `, grad_fn=<…>` on a line of its own past LINE, as PyTorch's _add_suffixes
         last = len(text) - text.rfind("\n") + 1
-        bare = suffix.removeprefix(", ")
-        text += f",\n{' ' * len('tensor(')}{bare}" if last + len(bare) + 2 > LINE else suffix
+        bare = tail.removeprefix(", ")
+        text += f",\n{' ' * len('tensor(')}{bare}" if last + len(bare) + 2 > LINE else tail
     return text + ")"
 
 
@@ -127,110 +180,131 @@ def summarized(a: np.ndarray) -> np.ndarray:
 
 
 def numpy_text(data: np.ndarray) -> str:
-    booleans = np.asarray(data).dtype == np.bool_
-    data = np.asarray(data, dtype=np.bool_ if booleans else np.float64)
+    data = np.asarray(data)
+    if data.dtype.kind not in "biu":
+        data = data.astype(np.float64)
     return str(data[()]) if data.ndim == 0 else str(data)
 
 
-def value_text(v: Any, torch_mode: bool, how: str | None = None) -> str:
-    """A printed value: a node, a number, a list of them."""
-    if isinstance(v, ListValue):
-        inner = ", ".join(value_text(i, torch_mode, how) for i in v.items)
-        return f"({inner}{',' if len(v.items) == 1 else ''})" if v.is_tuple else f"[{inner}]"
-    if isinstance(v, bool) or v is None:
-        return str(v)
-    if is_number(v):
-        return str(v)
-    if not isinstance(v, Value):
-        return describe(v)
-    return array_text(v.data, torch_mode, how, suffix=suffix_of(v) if torch_mode else "")
+def ints_text(data: np.ndarray, torch: bool) -> str:
+    return torch_text(data) if torch else numpy_text(data)
 
 
-def array_text(data: np.ndarray, torch_mode: bool, how: str | None, suffix: str = "") -> str:
-    if how == "item":
-        return (
-            str(float(np.asarray(data).reshape(-1)[0]))
-            if np.size(data) == 1
-            else "(item() needs one element)"
-        )
-    if how == "tolist":
-        return str(np.asarray(data, dtype=np.float64).tolist())
-    if how == "numpy" or not torch_mode:
-        return numpy_text(data)
-    return torch_text(data, "" if how == "data" else suffix)
+# --- format strings ---------------------------------------------------------------------
+SPEC = re.compile(r"^(?:.?[<>=^])?[-+ ]?z?#?0?(\d*)[_,]?(?:\.(\d+))?[bcdeEfFgGnosxX%]?$")
 
 
-def suffix_of(v: Value) -> str:
-    if not v.requires_grad:
-        return ""
-    if v.op is None:
-        return ", requires_grad=True"
-    name = v.op.name
-    return f", grad_fn=<{GRAD_FN.get(name, name.capitalize() + 'Backward0')}>"
+def check_spec(it: Any, spec: str, node: Any) -> None:
+    """A format spec whose width or precision would make more than MAX_FIELD characters (or
+    one Python does not know) is refused before it is applied."""
+    m = SPEC.match(spec)
+    if m is None:
+        raise it.error("format_spec", node, "invalid", spec=spec[:20])
+    for part in m.groups():
+        if part and int(part) > MAX_FIELD:
+            raise it.error("format_field", node, "too_large", max=MAX_FIELD)
 
 
-def grad_text(part: GradPart, grad: np.ndarray | None, torch_mode: bool) -> str:
-    """x.grad as printed: None in PyTorch before backward, and for a node that is not a leaf
-    (PyTorch keeps only the leaves' grads)."""
-    node = part.node
-    if torch_mode and (not part.after or node.kind != "leaf"):
-        return "None"
-    if grad is None:
-        if torch_mode:
-            return "None"
-        grad = np.zeros(node.data.shape)
-    return array_text(np.asarray(grad, dtype=np.float64), torch_mode, part.how)
+def format_value(it: Any, v: Any, spec: str, conversion: int, node: Any) -> str:
+    """`f"{v:spec}"`: a number formatted as Python does; a one-number tensor as its number
+    (PyTorch's Tensor.__format__ for a 0-d tensor); anything else only without a spec."""
+    if conversion == ord("r"):
+        v = display_text(it, v, node)
+    elif conversion in (ord("s"), ord("a")):
+        v = print_text(it, v, node)
+    if spec:
+        check_spec(it, spec, node)
+        number = as_number(v)
+        if number is None:
+            raise it.error("format_tensor", node, "invalid", spec=spec[:20])
+        try:
+            return format(number, spec)
+        except (ValueError, TypeError):
+            raise it.error("format_spec", node, "invalid", spec=spec[:20]) from None
+    return v if isinstance(v, str) else print_text(it, v, node)
 
 
-def compare_text(part: ComparePart, grad_of: Any, torch_mode: bool) -> str:
-    """A comparison's result as the library prints it: `tensor([True, True])`, `[ True
-    False]`. In PyTorch a grad that is None (before backward, or of a node that is not a
-    leaf) compares as False."""
-    arrays = []
-    for o in part.operands:
-        if isinstance(o, GradPart):
-            grad = grad_of(o.node)
-            if torch_mode and (not o.after or o.node.kind != "leaf" or grad is None):
-                return "False"
-            o = np.zeros(o.node.data.shape) if grad is None else np.asarray(grad)
-        arrays.append(np.asarray(o, dtype=np.float64))
-    result = np.ones(np.broadcast_shapes(*(a.shape for a in arrays)), dtype=np.bool_)
-    for op, a, b in zip(part.ops, arrays, arrays[1:], strict=False):
-        result &= COMPARE[op](a, b)
-    return torch_text(result) if torch_mode else numpy_text(result)
+def as_number(v: Any) -> Any:
+    """The number a format applies to: a number, or a 0-d tensor's."""
+    if isinstance(v, bool | int | float):
+        return v
+    if isinstance(v, np.generic):
+        return v.item()
+    if isinstance(v, Pending):
+        v = v.node
+    if isinstance(v, Value | Ints) and v.data.ndim == 0:
+        return v.data[()].item()
+    if isinstance(v, Grad) and v.owner.grad is not None and np.ndim(v.owner.grad) == 0:
+        return float(v.owner.grad)
+    return None
 
 
-def part_text(part: str | GradPart | ComparePart, grad_of: Any, torch_mode: bool) -> str:
-    if isinstance(part, str):
-        return part
-    if isinstance(part, ComparePart):
-        return compare_text(part, grad_of, torch_mode)
-    return grad_text(part, grad_of(part.node), torch_mode)
+PERCENT = re.compile(
+    r"%(?:\((\w+)\))?([#0\- +]*)(\*|\d+)?(?:\.(\*|\d+))?[hlL]?([diouxXeEfFgGcrsa%])"
+)
 
 
-def lines(
-    printed: list[Printed], grad_of: Any, torch_mode: bool, max_chars: int
-) -> list[dict[str, Any]]:
-    """Each printed line `{line, text}`, the grads read now; cut after max_chars in all, with
-    a last line that says so (max_print_chars)."""
-    out: list[dict[str, Any]] = []
-    total = 0
-    for p in printed:
-        if p.parts == (CUT,):
-            total = max_chars + 1
-        text = (
-            ""
-            if total > max_chars
-            else " ".join(part_text(part, grad_of, torch_mode) for part in p.parts)
-        )
-        total += len(text) + 1
-        if total > max_chars:
-            out.append(
-                {
-                    "line": p.line,
-                    "text": f"{CUT_NOTE} at {max_chars:,} characters, max_print_chars)",
-                }
-            )
-            break
-        out.append({"line": p.line, "text": text})
-    return out
+def percent_format(it: Any, fmt: str, args: Any, node: Any) -> str:
+    """`"%.4f" % loss`: Python's %-formatting, a tensor of one number read as its number
+    (float(t)), `%s` as its print form."""
+    values = list(args) if isinstance(args, tuple) else [args]
+    converted = []
+    for m in PERCENT.finditer(fmt):
+        kind = m.group(5)
+        if kind == "%":
+            continue
+        for part in (m.group(3), m.group(4)):
+            if part and part != "*" and int(part) > MAX_FIELD:
+                raise it.error("format_field", node, "too_large", max=MAX_FIELD)
+        if not values:
+            raise it.error("format_args", node, "invalid")
+        v = values.pop(0)
+        if kind in "rsa":
+            converted.append(print_text(it, v, node) if kind == "s" else display_text(it, v, node))
+        else:
+            number = as_number(v)
+            if number is None and isinstance(v, Value | Pending | Grad):
+                number = one_value(v)
+            if number is None:
+                raise it.error("format_tensor", node, "invalid", spec=kind)
+            converted.append(number)
+    if values:
+        raise it.error("format_args", node, "invalid")
+    try:
+        text = fmt % tuple(converted)
+    except (TypeError, ValueError):
+        raise it.error("format_spec", node, "invalid", spec=fmt[:20]) from None
+    it.check_chars(len(text), node)
+    return text
+
+
+def one_value(v: Any) -> Any:
+    data = v.owner.grad if isinstance(v, Grad) else (v.node if isinstance(v, Pending) else v).data
+    return None if data is None or np.size(data) != 1 else float(np.asarray(data).reshape(()))
+
+
+def format_method(it: Any, fmt: str, args: list[Any], kwargs: dict[str, Any], node: Any) -> str:
+    """`"{:.4f} {}".format(a, b)`: Python's str.format, each field formatted as an f-string's."""
+    out: list[str] = []
+    auto = 0
+    for literal, field, spec, conversion in string.Formatter().parse(fmt):
+        out.append(literal)
+        if field is None:
+            continue
+        if field == "":
+            key: Any = auto
+            auto += 1
+        else:
+            key = int(field) if field.isdigit() else field
+        if isinstance(key, int):
+            if key >= len(args):
+                raise it.error("format_args", node, "invalid")
+            v = args[key]
+        elif key in kwargs:
+            v = kwargs[key]
+        else:
+            raise it.error("format_args", node, "invalid")
+        conv = {"r": ord("r"), "s": ord("s"), "a": ord("a")}.get(conversion or "", -1)
+        out.append(format_value(it, v, spec or "", conv, node))
+        it.check_chars(len(out[-1]), node)
+    return "".join(out)

@@ -66,6 +66,10 @@ class Trace(NotebookDisplay):
     # (0 for a trace made through the Python API, which counts nothing).
     numbers: int = 0
     seed: Any = None  # the output's first grad when the program gave one (backward(gradient=v))
+    # The passes of a run (engine/tracing/passes.py), in program order; empty for a trace made
+    # by `trace()`, which is one pass. `pass_of`: each op node's pass, by seq.
+    passes: list[Any] = field(default_factory=list)
+    pass_of: dict[int, int] = field(default_factory=dict)
 
     @functools.cached_property
     def steps(self) -> list[Step]:
@@ -77,7 +81,10 @@ class Trace(NotebookDisplay):
         return {node.seq: f"n{i}" for i, node in enumerate(self.nodes)}
 
     def grad_of(self, node: Value) -> np.ndarray | None:
-        """A node's final grad, as the JSON gives it."""
+        """A node's final grad, as the JSON gives it: after the last pass that reached it
+        (accumulated, for a leaf), 0 before any did; None for a constant."""
+        if self.passes:
+            return trace_json.final_grad(self, node)
         if node.grad is not None:
             return node.grad
         if node.kind == "leaf":

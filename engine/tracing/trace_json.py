@@ -48,8 +48,14 @@ def trace_dict(trace: Trace) -> dict[str, Any]:
         if node.op is not None:
             entry["symbol"] = node.op.symbol
             entry["params"] = jsonable(node.op.params())
+        if len(trace.passes) > 1:
+            entry["pass"] = None if node.kind == "leaf" else pass_index(trace, node)
         nodes.append(entry)
-    return {
+    if len(trace.passes) > 1:
+        steps, passes = passes_json(trace, ids)
+    else:
+        steps, passes = steps_json(trace.records, ids), None
+    out = {
         "version": TRACE_VERSION,
         "output": ids[trace.output.seq],
         "value": to_json(trace.output.data),
@@ -58,12 +64,104 @@ def trace_dict(trace: Trace) -> dict[str, Any]:
         "options": {"accumulate": trace.accumulate, "order": trace.order},
         "free": trace.free,
         "nodes": nodes,
-        "topo": [ids[n.seq] for n in trace.topo],
-        "steps": steps_json(trace.records, ids),
+        "topo": [ids[n.seq] for n in trace.topo if n.seq in ids],
+        "steps": steps,
         "grads": {
             node.label: to_json(trace.grad_of(node)) for node in trace.nodes if node.kind == "leaf"
         },
     }
+    if passes is not None:
+        out["passes"] = passes
+    return out
+
+
+def pass_index(trace: Trace, node: Any) -> int:
+    """The pass whose graph made an op or constant node (the last, for a node made after the
+    last backward call)."""
+    k = trace.pass_of.get(node.seq, len(trace.passes) - 1)
+    return min(k, len(trace.passes) - 1)
+
+
+def final_grad(trace: Trace, node: Any) -> Any:
+    """A node's grad after the last pass that reached it: a leaf's accumulated .grad after a
+    backward pass, or what a torch.autograd.grad pass computed for it; 0 before any did."""
+    for p in reversed(trace.passes):
+        if p.kind == "grad":
+            if node.seq in p.walked:
+                return p.walked[node.seq]
+            continue
+        if node.kind == "leaf" and node.seq in p.grads_after:
+            g = p.grads_after[node.seq]
+            return np.zeros(node.data.shape) if g is None else g
+        if node.seq in p.walked:
+            return p.walked[node.seq]
+    if node.kind == "leaf":
+        return np.zeros(node.data.shape)
+    return None  # a constant, or what no pass reached (what const() cut off)
+
+
+def passes_json(trace: Trace, ids: dict[int, str]) -> tuple[list[dict[str, Any]], list[Any]]:
+    """The steps of every kept pass in order, each with its `"pass"`, and one summary per pass.
+    A pass's seed step also writes what changed since the last step shown (a leaf's grad
+    zeroed, or made by passes summarised), so the running merge of the steps is each pass's
+    table, the accumulation visible in a leaf's column."""
+    steps: list[dict[str, Any]] = []
+    running: dict[str, Any] = {}
+    passes = []
+    labels = {n.seq: n.label for n in trace.nodes}
+    with quiet():
+        for p in trace.passes:
+            entry: dict[str, Any] = {
+                "output": ids.get(p.output.seq) if p.kept else None,
+                "kind": p.kind,
+                "line": p.span.line if p.span else None,
+                "seed": to_json(p.seed),
+                "value": to_json(np.asarray(p.value)),
+                "first_step": len(steps) if p.kept else None,
+                "last_step": None,
+                "leaves_before": by_label(p.leaves_before, labels),
+                "grads_before": by_label(p.grads_before, labels, none=True),
+                "grads_after": by_label(p.grads_after, labels, none=True),
+                "kept": p.kept,
+            }
+            if p.kept:
+                for k, record in enumerate(p.records):
+                    step = record_dict(record, ids)
+                    step["pass"] = p.index
+                    if k == 0:
+                        step["grads"] = {**resets(p, ids, running), **step["grads"]}
+                    running.update(step["grads"])
+                    steps.append(step)
+                entry["last_step"] = len(steps) - 1
+            passes.append(entry)
+    return steps, passes
+
+
+def resets(p: Any, ids: dict[int, str], running: dict[str, Any]) -> dict[str, Any]:
+    """The grads a pass starts from that differ from the table's last row: leaves' grads as
+    they were before it (0 for None, or for a pass that does not add to them), and 0 for a
+    node of an earlier pass walked again."""
+    out: dict[str, Any] = {}
+    for n in p.topo:
+        node_id = ids.get(n.seq)
+        if node_id is None or not n.requires_grad:
+            continue
+        before = p.grads_before.get(n.seq) if n.kind == "leaf" and p.kind != "grad" else None
+        start = to_json(np.zeros(n.data.shape) if before is None else np.asarray(before))
+        if node_id in running and running[node_id] != start:
+            out[node_id] = start
+        elif node_id not in running and start != to_json(np.zeros(n.data.shape)):
+            out[node_id] = start
+    return out
+
+
+def by_label(values: dict[int, Any], labels: dict[int, str | None], none: bool = False) -> dict:
+    out: dict[str, Any] = {}
+    for seq, v in values.items():
+        label = labels.get(seq)
+        if label is not None:
+            out[label] = None if v is None else to_json(np.asarray(v))
+    return out
 
 
 def steps_json(records: list[Record], ids: dict[int, str]) -> list[dict[str, Any]]:

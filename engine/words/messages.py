@@ -384,10 +384,37 @@ def _part(name: str, text: str, depth: int) -> str:
     return _zh(text, depth + 1) or text
 
 
+def say(key: str, lang: str, params: Mapping[str, Any]) -> str:
+    """The message `key` worded in `lang` (English when `lang` lacks it) with its params; a
+    param that is itself a message ({"key", "params"} or a Msg) is worded in `lang` too."""
+    from engine.words import words
+
+    template = words(lang).get("msg_" + key) or words("en").get("msg_" + key)
+    if template is None:
+        raise KeyError(f"no message 'msg_{key}' in engine/words/en.json")
+    return template.format_map({k: _param(v, lang) for k, v in params.items()})
+
+
+def _param(value: Any, lang: str) -> Any:
+    if isinstance(value, Mapping) and "key" in value:
+        return say(str(value["key"]), lang, value.get("params") or {})
+    key = getattr(value, "key", None)
+    if isinstance(key, str) and hasattr(value, "params"):
+        return say(key, lang, value.params)
+    return value
+
+
 def translate_error(error: Mapping[str, Any], lang: str) -> dict[str, Any]:
-    """An error object ({"message", "line", …}) with its message in `lang`."""
+    """An error object ({"message", "line", …}) with its message in `lang`: worded again from
+    its key when it has one, else (Python's own syntax messages) by the rules."""
     out = dict(error)
-    if isinstance(out.get("message"), str):
+    key = out.get("key")
+    if isinstance(key, str):
+        try:
+            out["message"] = say(key, lang, out.get("params") or {})
+        except (KeyError, IndexError, ValueError):
+            pass  # a template and its params out of step: the English stays
+    elif isinstance(out.get("message"), str):
         out["message"] = translate(out["message"], lang)
     return out
 

@@ -1,0 +1,247 @@
+"""The attributes and methods of a program's values: a tensor's (`x.sum(1)`, `x.T`,
+`x.shape`, `x.grad`, `x.item()`, `x.backward()`, `x.requires_grad_()`, the in-place updates
+`w.sub_(…)`, `w.data`), a grad's (`w.grad.zero_()`), a list's `append`, a string's `format`,
+and those of the library's objects (an optimizer's `step`, NumPy's generator's draws).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.autograd.ops import METHODS as OP_METHODS
+from engine.autograd.value import Value
+from engine.language.builtins import one_number
+from engine.language.interpreter import Interpreter
+from engine.language.library import LIBRARY
+from engine.language.printing import format_method
+from engine.language.values import Function, Grad, Ints, Opaque, Pending, describe
+
+# A tensor's methods and the library function each is, called with the tensor first.
+TENSOR_METHODS = {
+    **{m: m for m in OP_METHODS},
+    "dot": "matmul", "matmul": "matmul", "mm": "matmul", "pow": "pow", "view": "reshape",
+    "permute": "transpose", "clamp": "clamp", "clip": "clamp", "maximum": "maximum",
+    "minimum": "minimum", "norm": "norm", "square": "square", "detach": "const", "mean": "mean",
+    "log_softmax": "log_softmax", "softmax": "softmax", "sum": "sum",
+}  # fmt: skip
+CONVERSIONS = ("double", "float", "clone", "cpu", "contiguous")  # every value is float64 here
+IN_PLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
+
+
+def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) -> Any:
+    from engine.language import transforms
+
+    if attr == "grad":
+        return Grad(it.tensor(v, node) if isinstance(v, Pending) else v)
+    if attr in ("T", "mT"):
+        return LIBRARY["transpose"].run(it, [v], {}, node)
+    if attr == "data":
+        return data_view(it, v, node)
+    if attr in ("shape", "requires_grad", "is_leaf", "ndim", "dtype", "grad_fn"):
+        return property_of(it, it.tensor(v, node), attr)
+    if attr in TENSOR_METHODS:
+        name = TENSOR_METHODS[attr]
+        if attr == "transpose" and it.torch:
+            name = "swapaxes"
+        return LIBRARY[name].bind(v)
+    if attr == "t":
+        return LIBRARY["transpose"].bind(v)
+    if attr in CONVERSIONS:
+        return Function(attr, lambda it, args, kw, node: args[0]).bind(v)
+    if attr in transforms.TENSOR:
+        return transforms.TENSOR[attr].bind(v)
+    if attr in IN_PLACE or attr in ("copy_", "fill_", "zero_"):
+        return Function(attr, in_place).bind(v)
+    raise unknown_attribute(it, attr, node)
+
+
+def unknown_attribute(it: Interpreter, attr: str, node: Any) -> Any:
+    """A tensor's attribute the language lacks: the closest method named, if there is one."""
+    from engine.language import transforms
+    from engine.language.source import close_match
+
+    known = [*TENSOR_METHODS, *transforms.TENSOR, "T", "shape", "grad", "data", "t"]
+    hint = close_match(attr[:40], known)
+    if hint is not None:
+        return it.error("unknown_method", node, "unknown_method", name=attr[:40], hint=hint)
+    return it.error("attribute_access", node, "attribute", attr=attr[:40])
+
+
+def property_of(it: Interpreter, v: Value, attr: str) -> Any:
+    if attr == "shape":
+        return tuple(int(d) for d in v.data.shape)
+    if attr == "ndim":
+        return v.data.ndim
+    if attr == "requires_grad":
+        return v.requires_grad
+    if attr == "is_leaf":
+        return v.op is None or not v.requires_grad
+    if attr == "dtype":
+        return Opaque("dtype", {"name": "torch.float64" if it.torch else "float64"})
+    return None if v.op is None else Opaque("grad_fn", {"node": v})
+
+
+def data_view(it: Interpreter, v: Any, node: Any) -> Value:
+    """`w.data`: the same numbers, cut from the graph (an update through it changes w)."""
+    t = it.tensor(v, node)
+    view = Value(t.data, kind="const")
+    it.passes.views[view.seq] = t
+    return view
+
+
+def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    """`w.sub_(lr * w.grad)`, `w.copy_(v)`, `w.zero_()`: w's numbers change in place, inside
+    `torch.no_grad()` (or through `.data`); w stays the same leaf."""
+    from engine.language.statements import update_in_place
+
+    owner, rest = args[0], args[1:]
+    name = getattr(node.func, "attr", "")
+    owner = it.passes.views.get(getattr(owner, "seq", -1), owner)
+    if it.grad_enabled and owner.requires_grad and owner.kind == "leaf":
+        raise it.error("leaf_in_place", node, "in_place", name=it.src.segment(it.where(node.func)))
+    if name == "zero_":
+        it.passes.updated(owner, np.zeros(owner.data.shape))
+    elif name == "fill_":
+        it.passes.updated(owner, np.full(owner.data.shape, one_number(it, rest[0], node)))
+    elif name == "copy_":
+        source = it.tensor(rest[0], node).data
+        it.passes.updated(owner, np.broadcast_to(source, owner.data.shape).astype(np.float64))
+    else:
+        import ast
+
+        op = {"+": ast.Add(), "-": ast.Sub(), "*": ast.Mult(), "/": ast.Div()}[IN_PLACE[name]]
+        value = rest[0]
+        if "alpha" in kwargs:
+            value = _scaled(it, value, kwargs["alpha"], node)
+        update_in_place(it, owner, op, value, node)
+    return owner
+
+
+def _scaled(it: Interpreter, value: Any, alpha: Any, node: Any) -> Any:
+    import ast
+
+    from engine.language.expressions import binary
+
+    with it.no_grad():
+        return binary(it, ast.Mult(), value, alpha, node)
+
+
+def grad_attribute(it: Interpreter, g: Grad, attr: str, node: Any) -> Any:
+    if attr == "zero_":
+        return Function("zero_", zero_grad).bind(g)
+    if attr == "data":
+        return g
+    if attr in ("item", "tolist", "numpy"):
+        return Function(attr, read_grad).bind(g)
+    if attr == "shape":
+        return tuple(g.owner.data.shape)
+    if g.owner.grad is None:
+        raise it.error("grad_is_none", node, "invalid")
+    with it.no_grad():
+        return tensor_attribute(it, it.tensor(g, node), attr, node)
+
+
+def zero_grad(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Grad:
+    g = args[0]
+    if g.owner.grad is not None:
+        it.passes.set_grad(g.owner, np.zeros(g.owner.data.shape))
+    return g
+
+
+def read_grad(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    g: Grad = args[0]
+    if g.owner.grad is None:
+        raise it.error("grad_is_none", node, "invalid")
+    data = np.asarray(g.owner.grad, dtype=np.float64)
+    return array_as(it, data, getattr(node.func, "attr", "item"), node)
+
+
+def array_as(it: Interpreter, data: np.ndarray, how: str, node: Any) -> Any:
+    """`item()`, `tolist()`, `numpy()` of a tensor's numbers."""
+    if how == "item":
+        if data.size != 1:
+            raise it.error("item_one_element", node, "shape", shape=str(tuple(data.shape)),
+                           n=data.size)  # fmt: skip
+        return float(data.reshape(()))
+    if how == "tolist":
+        it.check_items(data.size, node)
+        return data.tolist()
+    return Value(data.copy(), kind="const") if not it.grad_enabled else it.constant(data, node)
+
+
+def ints_attribute(it: Interpreter, v: Ints, attr: str, node: Any) -> Any:
+    if attr == "shape":
+        return tuple(v.data.shape)
+    if attr in ("long", "int", "numpy", "clone", "detach"):
+        return Function(attr, lambda it, args, kw, node: args[0]).bind(v)
+    if attr in ("item", "tolist"):
+        return Function(attr, lambda it, args, kw, node: args[0].data.tolist()).bind(v)
+    if attr in ("float", "double"):
+        return Function(attr, lambda it, a, k, n: it.constant(a[0].data.astype(float), n)).bind(v)
+    return tensor_attribute(it, it.tensor(v, node), attr, node)  # computed with: float64
+
+
+def opaque_attribute(it: Interpreter, v: Opaque, attr: str, node: Any) -> Any:
+    from engine.language import transforms
+
+    methods = transforms.OBJECT_METHODS.get(v.kind, {})
+    if attr in methods:
+        return methods[attr].bind(v)
+    raise it.error("attribute_of", node, "attribute", attr=attr[:40], v=describe(v))
+
+
+def list_method(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
+    owner, rest = args[0], args[1:]
+    name = getattr(node.func, "attr", "append")
+    if len(rest) != 1 or kwargs:
+        raise it.error("library_usage", node, "arguments", name=name, usage=f"xs.{name}(v)")
+    added = it.items(rest[0], node) if name == "extend" else [rest[0]]
+    it.check_items(len(owner) + len(added), node)
+    owner.extend(added)
+
+
+def text_method(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> str:
+    text, rest = args[0], args[1:]
+    name = getattr(node.func, "attr", "format")
+    if name == "format":
+        return format_method(it, text, rest, kwargs, node)
+    if name == "join":
+        from engine.language.printing import print_text
+
+        parts = [
+            x if isinstance(x, str) else print_text(it, x, node) for x in it.items(rest[0], node)
+        ]
+        it.check_chars(sum(map(len, parts)) + len(text) * len(parts), node)
+        return text.join(parts)
+    return str(getattr(text, name)())
+
+
+def set_tensor_attribute(it: Interpreter, owner: Any, attr: str, value: Any, node: Any) -> None:
+    """`x.requires_grad = True` (x a leaf from now), `x.grad = None`, `w.data = v`."""
+    if isinstance(owner, Pending):
+        owner = it.materialize(owner)
+    if not isinstance(owner, Value):
+        raise it.error("assign_attribute", node, "unsupported", attr=attr[:40], v=describe(owner))
+    if attr == "requires_grad":
+        if value is True:
+            it.passes.make_leaf(owner, node)
+            return
+        if value is False and not owner.requires_grad:
+            return
+        raise it.error("requires_grad_value", node, "invalid")
+    if attr == "grad":
+        if value is None:
+            it.passes.set_grad(owner, None)
+            return
+        it.passes.set_grad(owner, np.array(it.tensor(value, node).data, dtype=np.float64))
+        return
+    if attr == "data":
+        data = np.array(it.tensor(value, node).data, dtype=np.float64)
+        it.passes.updated(owner, data)
+        return
+    raise it.error("assign_attribute", node, "unsupported", attr=attr[:40], v="a tensor")
+
+
+__all__ = ["TENSOR_METHODS", "Ints"]

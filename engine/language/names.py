@@ -1,0 +1,283 @@
+"""The names a program may use: its own (scopes, then the program's), the free names (leaves
+with the values given), the language's functions and Python's builtins, and the modules it may
+import (`torch`, `numpy`, `math`, `jax` and their parts), each attribute of one a function of
+the library, a submodule or a constant. What is not here is refused by name, with the list of
+what works.
+
+MODULES is the table of spellings: module path -> {attribute: the library's name for it}.
+Its elementwise functions come from the op registry (every op with a function name is spelled
+the same way under torch, numpy and jax.numpy), so a new op needs no row here.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from engine.autograd.ops import UNARY_FUNCTIONS
+from engine.autograd.value import Value
+from engine.language.builtins import BUILTINS, print_call
+from engine.language.interpreter import Interpreter
+from engine.language.library import LIBRARY
+from engine.language.source import close_match
+from engine.language.values import Function, Grad, Ints, Module, Opaque, Pending, describe
+
+BUILTINS["print"] = Function("print", print_call)
+_ELEMENTWISE = tuple(UNARY_FUNCTIONS)  # exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs
+_ARRAY = (
+    *_ELEMENTWISE, "sum", "mean", "matmul", "reshape", "transpose", "maximum", "minimum",
+    "zeros", "ones", "full", "stack", "square", "eye", "zeros_like", "ones_like",
+)  # fmt: skip
+_NUMPY = {
+    **{f: f for f in _ARRAY}, "dot": "matmul", "absolute": "abs", "power": "pow", "pow": "pow",
+    "concatenate": "cat", "clip": "clamp", "array": "tensor", "asarray": "tensor",
+    "arange": "arange", "linspace": "linspace", "max": "maximum", "min": "minimum",
+}  # fmt: skip
+_FUNCTIONAL = {
+    "relu": "relu", "sigmoid": "sigmoid", "tanh": "tanh", "softmax": "softmax",
+    "log_softmax": "log_softmax", "cross_entropy": "cross_entropy", "mse_loss": "mse",
+}  # fmt: skip
+_TORCH = {
+    **{f: f for f in _ARRAY}, "softmax": "softmax", "log_softmax": "log_softmax",
+    "mm": "matmul", "dot": "matmul", "pow": "pow", "max": "maximum", "min": "minimum",
+    "cat": "cat", "concat": "cat", "concatenate": "cat", "clamp": "clamp", "clip": "clamp",
+    "randn": "randn", "rand": "rand", "tensor": "tensor", "as_tensor": "tensor", "Tensor": "tensor",
+    "detach": "const", "t": "transpose", "permute": "transpose", "transpose": "swapaxes",
+    "randn_like": "randn_like", "rand_like": "rand_like", "norm": "norm", "arange": "torch_arange",
+    "linspace": "torch_linspace", "manual_seed": "seed", "no_grad": "no_grad",
+    "enable_grad": "enable_grad", "set_printoptions": "print_settings",
+    "set_default_dtype": "default_dtype", "square": "square",
+}  # fmt: skip
+MODULES: dict[str, dict[str, Any]] = {
+    "torch": _TORCH,
+    "torch.nn": {},
+    "torch.nn.functional": _FUNCTIONAL,
+    "torch.autograd": {"grad": "autograd_grad"},
+    "torch.linalg": {"norm": "norm"},
+    "torch.optim": {"SGD": "SGD", "Adam": "Adam"},
+    "torch.func": {"grad": "jax_grad"},
+    "numpy": {**_NUMPY, "set_printoptions": "print_settings"},
+    "numpy.random": {
+        "randn": "randn",
+        "rand": "rand",
+        "seed": "seed",
+        "default_rng": "default_rng",
+    },  # fmt: skip
+    "numpy.linalg": {"norm": "norm"},
+    "math": {
+        **{f: f for f in ("exp", "log", "sqrt", "sin", "cos", "tanh")},
+        "fabs": "abs",
+        "pow": "pow",
+    },  # fmt: skip
+    "jax": {"grad": "jax_grad"},
+    "jax.numpy": _NUMPY,
+    "jax.numpy.linalg": {"norm": "norm"},
+    "jax.nn": {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax")},
+    "jax.lax": {"stop_gradient": "const"},
+}
+CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf")}
+CONSTANT_MODULES = ("math", "numpy", "torch", "jax.numpy")
+DTYPES = ("float64", "float32", "double", "float", "long", "int64", "int32", "bool", "float16")
+NAMED = "torch, torch.nn.functional, numpy, math, jax and jax.numpy"
+STANDARD = {
+    "torch": "import torch", "np": "import numpy as np", "numpy": "import numpy",
+    "F": "import torch.nn.functional as F", "nn": "import torch.nn as nn",
+    "jnp": "import jax.numpy as jnp", "jax": "import jax", "math": "import math",
+}  # fmt: skip
+# The language's functions by their bare names (`exp(x)`, `grad(L, x)`), and its other names
+# as NumPy and PyTorch spell them (`dot`, `concatenate`).
+BARE = {
+    **{f: f for f in LIBRARY if f not in ("swapaxes", "torch_arange", "torch_linspace")},
+    "dot": "matmul", "concatenate": "cat", "concat": "cat", "clip": "clamp", "grad": "grad",
+}  # fmt: skip
+BUILTIN_NAMES = frozenset(BARE) | frozenset(BUILTINS)
+# The library's functions that are not plain ones (passes, optimizers, blocks): transforms.py.
+SPECIAL: dict[str, Function] = {}
+# Methods called for what they do, whose value a notebook line does not show.
+EFFECTS = frozenset({"append", "extend", "backward", "step", "zero_grad", "seed", "manual_seed"})
+
+
+def every_function() -> dict[str, str]:
+    """Every module function a program may call, by its full path, and the library's name
+    for it ("torch.exp" -> "exp")."""
+    return {f"{m}.{a}": f for m, table in MODULES.items() for a, f in table.items()}
+
+
+def function_named(name: str) -> Any:
+    return SPECIAL.get(name) or LIBRARY.get(name) or BUILTINS.get(name)
+
+
+# --- reading a name -------------------------------------------------------------------------
+def lookup(it: Interpreter, name: str, node: ast.AST) -> Any:
+    """What `name` holds here: the calls' scopes, the program's names, a free name (a leaf,
+    made at its first use), the language's functions; else the error that says why not."""
+    scope = it.scope
+    while scope is not None:
+        if name in scope.vars:
+            return scope.vars[name]
+        if name in scope.own:
+            raise it.error("used_before_assigned_in", node, "unbound", name=name, f=scope.name)
+        scope = scope.parent
+    if name in it.env:
+        return it.env[name]
+    if name in it.scan.free:
+        return it.free_leaf(name, node)
+    if name in BUILTINS:
+        return BUILTINS[name]
+    if name in BARE:
+        return function_named(BARE[name])
+    if name in it.scan.assigned:
+        if it.calls and name in it.scan.module_assigned:
+            raise it.error("used_before_assigned", node, "unbound", name=name)
+        raise it.error("used_before_assigned", node, "unbound", name=name)
+    if name in STANDARD:
+        raise it.error("not_imported", node, "import", name=name, line=STANDARD[name])
+    if name.startswith("__"):
+        raise it.error("dunder_name", node, "unsupported", name=name[:40])
+    known = sorted(BUILTIN_NAMES | set(it.env))
+    hint = close_match(name, known)
+    key = "unknown_function_hint" if hint else "unknown_function"
+    if name not in it.scan.called_names:
+        key = "unknown_name_hint" if hint else "unknown_name"
+    raise it.error(key, node, "unknown_function", name=name[:40], hint=hint)
+
+
+# --- modules ------------------------------------------------------------------------------
+def dotted(it: Interpreter, node: ast.Attribute) -> str | None:
+    """`np.random.randn` as "numpy.random.randn" when its first name holds a module; None for
+    an attribute of a value."""
+    parts: list[str] = []
+    base: ast.AST = node
+    while isinstance(base, ast.Attribute):
+        parts.append(base.attr)
+        base = base.value
+    if not isinstance(base, ast.Name):
+        return None
+    root = lookup(it, base.id, base)
+    if not isinstance(root, Module):
+        return None
+    return ".".join([root.path, *reversed(parts)])
+
+
+def module_attribute(it: Interpreter, path: str, node: Any, code: str = "") -> Any:
+    if path in MODULES:
+        return Module(path)
+    module, _, attr = path.rpartition(".")
+    if module in MODULES and attr in MODULES[module]:
+        return function_named(MODULES[module][attr])
+    if module in CONSTANT_MODULES and attr in CONSTANTS:
+        return CONSTANTS[attr]
+    if module == "torch" and attr in DTYPES:
+        return Opaque("dtype", {"name": f"torch.{attr}"})
+    if module in ("numpy", "jax.numpy") and attr in DTYPES:
+        return Opaque("dtype", {"name": f"numpy.{attr}"})
+    if not code:
+        code = "unknown_function" if id(node) in it.scan.call_funcs else "attribute"
+    raise function_error(it, path, node, code)
+
+
+def function_error(it: Interpreter, path: str, node: Any, code: str = "unknown_function") -> Any:
+    """Why `path` is refused: the functions of its module that work, listed."""
+    module, _, name = path.rpartition(".")
+    if module not in MODULES:  # `torch.fft.fft`: name the first part that is not a module
+        parts = path.split(".")
+        for i in range(len(parts), 0, -1):
+            if ".".join(parts[:i]) in MODULES:
+                module, name = ".".join(parts[:i]), parts[i]
+                break
+    works = sorted((k for k in MODULES.get(module, {}) if k[0] != "_"), key=str.lower)
+    return it.error("module_lacks", node, code, module=module, name=name[:40],
+                    listed=", ".join(works) or "none")  # fmt: skip
+
+
+def imported(it: Interpreter, node: ast.Import | ast.ImportFrom) -> list[tuple[str, Any]]:
+    """What an import binds: modules under their names, or the functions it names."""
+    out: list[tuple[str, Any]] = []
+    if isinstance(node, ast.Import):
+        for alias in node.names:
+            if alias.name not in MODULES:
+                raise module_refused(it, alias.name, node)
+            local = alias.asname or alias.name.split(".")[0]
+            out.append((local, Module(alias.name if alias.asname else local)))
+        return out
+    module = node.module or ""
+    if node.level or module not in MODULES:
+        raise module_refused(it, "." * node.level + module, node)
+    for alias in node.names:
+        if alias.name == "*":
+            raise it.error("import_star", node, "invalid")
+        full = f"{module}.{alias.name}"
+        local = alias.asname or alias.name
+        if full in MODULES:
+            out.append((local, Module(full)))
+        elif alias.name in MODULES[module] or alias.name in CONSTANTS:
+            out.append((local, module_attribute(it, full, node, "import")))
+        else:
+            raise function_error(it, full, node, "import")
+    return out
+
+
+def module_refused(it: Interpreter, path: str, node: Any) -> Any:
+    root = path.split(".")[0]
+    key = "module_part_refused" if root in ("torch", "numpy", "jax") else "module_refused"
+    return it.error(key, node, "import", path=path[:60], root=root, named=NAMED)
+
+
+# --- attributes of values -----------------------------------------------------------------
+def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
+    from engine.language import methods
+
+    if attr.startswith("_"):
+        raise it.error("attribute_access", node, "attribute", attr=attr[:40])
+    if isinstance(owner, Module):
+        return module_attribute(it, f"{owner.path}.{attr}", node)
+    if isinstance(owner, Value | Pending):
+        return methods.tensor_attribute(it, owner, attr, node)
+    if isinstance(owner, Grad):
+        return methods.grad_attribute(it, owner, attr, node)
+    if isinstance(owner, Ints):
+        return methods.ints_attribute(it, owner, attr, node)
+    if isinstance(owner, Opaque):
+        return methods.opaque_attribute(it, owner, attr, node)
+    if isinstance(owner, list) and attr in ("append", "extend"):
+        return Function(attr, methods.list_method).bind(owner)
+    if isinstance(owner, str) and attr in ("format", "join", "upper", "lower", "strip"):
+        return Function(attr, methods.text_method).bind(owner)
+    if isinstance(owner, tuple) and attr in ("count", "index"):
+        raise it.error("attribute_of", node, "attribute", attr=attr, v=describe(owner))
+    raise it.error("attribute_of", node, "attribute", attr=attr[:40], v=describe(owner))
+
+
+def set_attribute(it: Interpreter, owner: Any, attr: str, value: Any, node: Any) -> None:
+    from engine.language import methods
+
+    methods.set_tensor_attribute(it, owner, attr, value, node)
+
+
+def is_effect(node: ast.expr) -> bool:
+    """A call made for what it does (`w.grad.zero_()`, `opt.step()`, `xs.append(v)`): a
+    notebook line of one shows nothing here."""
+    if not isinstance(node, ast.Call):
+        return False
+    func = node.func
+    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    return name.endswith("_") or name in EFFECTS
+
+
+def enter(it: Interpreter, manager: Any, node: Any, body: Callable[[], None]) -> None:
+    """Run `body` inside a `with` block's manager: no_grad, enable_grad."""
+    if isinstance(manager, Opaque) and manager.kind in ("no_grad", "enable_grad"):
+        before = it.grad_enabled
+        it.grad_enabled = manager.kind == "enable_grad"
+        try:
+            body()
+        finally:
+            it.grad_enabled = before
+        return
+    raise it.error("with_only", node, "unsupported")
+
+
+__all__ = ["MODULES", "lookup", "np"]

@@ -1,0 +1,326 @@
+"""The statements a program may run, one handler per syntax class (STATEMENTS); the
+interpreter refuses any other class at its position.
+
+Assignments bind names, with the leaf rule of programs that do not import torch (a name bound
+to a literal, a constructor or an expression of them is a parameter); `x += e` is `x = x + e`,
+except on a tensor inside `with torch.no_grad():`, where it updates it in place (a leaf keeps
+its identity across updates). Loops and conditions are decided on the values as they are.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from engine.autograd import ops
+from engine.autograd.ops import shape_text
+from engine.autograd.value import Value
+from engine.language import names
+from engine.language.expressions import BINARY, binary, truth
+from engine.errors import Msg
+from engine.language.interpreter import Interpreter
+from engine.language.printing import display_text
+from engine.language.values import (
+    Break,
+    Closure,
+    Continue,
+    Grad,
+    Ints,
+    Pending,
+    Return,
+    is_number,
+)
+
+Handler = Callable[..., None]
+
+
+# --- assignments --------------------------------------------------------------------------
+def assign(it: Interpreter, node: ast.Assign, last: bool = False) -> None:
+    targets = node.targets
+    mark = len(it.nodes)
+    single = targets[0] if len(targets) == 1 else None
+    if len(targets) > 1 and all(isinstance(t, ast.Name) for t in targets):
+        single = targets[0]  # a = b = 1: one value, bound to every name (the first names it)
+    if (
+        isinstance(single, ast.Name)
+        and it.scope is None
+        and (not it.torch or single.id in it.scan.leaf_names)
+        and it.scan.is_constant(node.value)
+    ):
+        value = constant_leaf(it, single.id, node.value, mark)
+    elif isinstance(single, ast.Tuple) and isinstance(node.value, ast.Tuple) and it.scope is None:
+        value = leaves_of_tuple(it, single, node.value, mark)
+    else:
+        value = it.eval(node.value)
+        if isinstance(value, Value) and value.seq in it.passes.folded:
+            it.drop_since(mark, keep=value)  # (0.01 * randn(2, 3)).requires_grad_(): one leaf
+    for target in targets:
+        bind(it, target, value, node)
+    first = targets[0]
+    if isinstance(value, Value | Pending) and it.scope is None and isinstance(first, ast.Name):
+        it.set_output(value, first.id, alias=isinstance(node.value, ast.Name))
+    if last:
+        it.last_value = (node.value, value)
+
+
+def constant_leaf(it: Interpreter, name: str, expr: ast.expr, mark: int) -> Any:
+    """`x = 2`, `W = [[1, 2]]`, `W = 0.01 * randn(2, 3)`: computed, then one pending leaf
+    holding the result (the constants it was made from are not kept: nothing else reads
+    them)."""
+    v = it.eval(expr)
+    if isinstance(v, Value | Pending):
+        data = v.node.data if isinstance(v, Pending) else v.data
+        raw = None
+    elif isinstance(v, bool) or not (is_number(v) or isinstance(v, list | tuple | Ints)):
+        return v  # True, None, a string, a function: bound as it is
+    else:
+        raw = v.data.tolist() if isinstance(v, Ints) else v
+        data = np.float64(v) if is_number(v) else it.array_of(raw, expr)
+    it.drop_since(mark)
+    pending = it.leaf(np.array(data, dtype=np.float64), expr, name=name, pending=True)
+    pending.raw = raw
+    return pending
+
+
+def leaves_of_tuple(it: Interpreter, target: ast.Tuple, value: ast.Tuple, mark: int) -> Any:
+    """`a, b = 1.0, 2.0` binds as `a = 1.0; b = 2.0` would (a leaf each), all read first."""
+    if len(target.elts) != len(value.elts) or not all(isinstance(t, ast.Name) for t in target.elts):
+        return it.eval(value)
+    out = []
+    for t, e in zip(target.elts, value.elts, strict=True):
+        if not it.torch and it.scan.is_constant(e):
+            out.append(constant_leaf(it, t.id, e, len(it.nodes)))  # type: ignore[attr-defined]
+        else:
+            out.append(it.eval(e))
+    return tuple(out)
+
+
+def bind(it: Interpreter, target: ast.expr, value: Any, node: ast.AST) -> None:
+    """Bind a target: a name, names unpacked in turn, or an attribute that PyTorch lets a
+    program set (`x.requires_grad = True`, `x.grad = None`, `w.data = …`)."""
+    if isinstance(target, ast.Name):
+        name = target.id
+        if isinstance(value, Value) and value.name is None:
+            value.name = name
+        elif isinstance(value, Pending) and value.node.name is None:
+            value.node.name = name
+        elif isinstance(value, Closure) and value.name == "lambda":
+            value.name = name  # `f = lambda …` is f in messages
+        it.set_var(name, value)
+        return
+    if isinstance(target, ast.Tuple | ast.List):
+        if any(isinstance(e, ast.Starred) for e in target.elts):
+            raise it.refuse(next(e for e in target.elts if isinstance(e, ast.Starred)))
+        items = it.items(value, node)
+        if len(items) != len(target.elts):
+            raise it.error("unpack_count", node, "arguments", n=len(items), m=len(target.elts))
+        for t, item in zip(target.elts, items, strict=True):
+            bind(it, t, item, node)
+        return
+    if isinstance(target, ast.Attribute):
+        owner = it.eval(target.value)
+        names.set_attribute(it, owner, target.attr, value, target)
+        return
+    if isinstance(target, ast.Subscript):
+        raise it.error("assign_item", target, "unsupported")
+    raise it.error("assign_target", target, "unsupported")
+
+
+AUGMENTED = (ast.Add, ast.Sub, ast.Mult, ast.Div)
+
+
+def augmented(it: Interpreter, node: ast.AugAssign, last: bool = False) -> None:
+    """`x += e`: `x = x + e`, or under no_grad on a tensor an update in place."""
+    if not isinstance(node.op, AUGMENTED):
+        raise it.error("augmented_target", node, "unsupported")
+    target = node.target
+    if isinstance(target, ast.Attribute) and target.attr == "data":
+        owner = it.eval(target.value)
+        if isinstance(owner, Value):
+            update_in_place(it, owner, node.op, it.eval(node.value), node)
+            return
+    if not isinstance(target, ast.Name):
+        raise it.error("augmented_target", node, "unsupported")
+    current = it.eval(ast.copy_location(ast.Name(target.id, ast.Load()), target))
+    right = it.eval(node.value)
+    if isinstance(current, Value) and not it.grad_enabled:
+        update_in_place(it, current, node.op, right, node)
+        return
+    if isinstance(current, Value) and it.torch and current.kind == "leaf":
+        raise it.error("leaf_in_place", node, "in_place", name=target.id)
+    value = binary(it, node.op, current, right, node)
+    bind(it, target, value, node)
+    if isinstance(value, Value) and it.scope is None:
+        it.set_output(value, target.id, alias=False)
+    if last:
+        it.last_value = (node, value)
+
+
+def update_in_place(it: Interpreter, owner: Value, op: ast.operator, right: Any, node: Any) -> None:
+    """`w -= lr * w.grad` under no_grad: w's own array changes; w stays the same leaf."""
+    with it.no_grad():
+        result = binary(it, op, owner, right, node)
+    data = result.data if isinstance(result, Value) else np.asarray(result, dtype=np.float64)
+    if data.shape != owner.data.shape:
+        raise it.error(
+            "in_place_shape",
+            node,
+            "shape",
+            a=shape_text(owner.data.shape),
+            b=shape_text(data.shape),
+        )
+    it.passes.updated(owner, np.array(data, dtype=np.float64))
+
+
+# --- expressions as statements ---------------------------------------------------------------
+def expression(it: Interpreter, node: ast.Expr, last: bool = False) -> None:
+    """A bare expression: the output when it is the program's last statement (and no backward
+    call named one); otherwise a display, as a notebook cell shows its value."""
+    value = node.value
+    if isinstance(value, ast.Yield | ast.YieldFrom | ast.Await):
+        raise it.refuse(value)
+    if isinstance(value, ast.Constant) and isinstance(value.value, str):
+        return  # a docstring or a string left as a comment
+    result = it.eval(value)
+    if last and it.scope is None and not it.passes.passes:
+        if isinstance(value, ast.Compare) and isinstance(result, Ints | bool):
+            show(it, result, node)
+            left = it.eval(value.left)
+            if isinstance(left, Value):
+                it.set_output(left, "out", alias=False, anonymous=True)
+            return
+        if isinstance(result, Value | Pending) or is_number(result):
+            out = it.tensor(result, value, Msg("what_output", {}))
+            it.set_output(out, "out", alias=False, anonymous=True)
+            return
+        if result is not None and not isinstance(result, Grad) and not names.is_effect(value):
+            it.last_value = (value, result)
+    if result is None or names.is_effect(value):
+        return
+    show(it, result, node)
+
+
+def show(it: Interpreter, value: Any, node: ast.AST) -> None:
+    """A notebook's display of a value, in `printed`."""
+    it.emit(display_text(it, value, node), node)
+
+
+# --- control flow ---------------------------------------------------------------------------
+def for_loop(it: Interpreter, node: ast.For, last: bool = False) -> None:
+    if node.orelse:
+        raise it.error("loop_else", node, "unsupported", word="for")
+    if isinstance(node.target, ast.Name) and node.target.id in names.BUILTIN_NAMES:
+        raise it.error("function_name_taken", node.target, name=node.target.id)
+    items = it.iterate(it.eval(node.iter), node.iter)
+    it.loops += 1
+    try:
+        for item in items:
+            it.count("turns", node)
+            bind(it, node.target, item, node)
+            if not turn(it, node.body):
+                break
+    finally:
+        it.loops -= 1
+
+
+def while_loop(it: Interpreter, node: ast.While, last: bool = False) -> None:
+    if node.orelse:
+        raise it.error("loop_else", node, "unsupported", word="while")
+    it.loops += 1
+    try:
+        while truth(it, it.eval(node.test), node.test):
+            it.count("turns", node)
+            if not turn(it, node.body):
+                break
+    finally:
+        it.loops -= 1
+
+
+def turn(it: Interpreter, body: list[ast.stmt]) -> bool:
+    """One turn of a loop's body; False when it ended with break."""
+    try:
+        it.block(body)
+    except Continue:
+        pass
+    except Break:
+        return False
+    return True
+
+
+def if_statement(it: Interpreter, node: ast.If, last: bool = False) -> None:
+    it.block(node.body if truth(it, it.eval(node.test), node.test) else node.orelse)
+
+
+def jump(it: Interpreter, node: ast.Break | ast.Continue, last: bool = False) -> None:
+    word = "break" if isinstance(node, ast.Break) else "continue"
+    if not it.loops:
+        raise it.error("jump_outside_loop", node, "unsupported", word=word)
+    raise Break if word == "break" else Continue
+
+
+def nothing(it: Interpreter, node: ast.Pass, last: bool = False) -> None:
+    pass
+
+
+def with_block(it: Interpreter, node: ast.With, last: bool = False) -> None:
+    """`with torch.no_grad():` (nothing inside is recorded) and `with torch.enable_grad():`."""
+    if len(node.items) != 1 or node.items[0].optional_vars is not None:
+        raise it.error("with_only", node, "unsupported")
+    manager = it.eval(node.items[0].context_expr)
+    names.enter(it, manager, node, lambda: it.block(node.body))
+
+
+# --- functions ------------------------------------------------------------------------------
+def function_def(it: Interpreter, node: ast.FunctionDef, last: bool = False) -> None:
+    from engine.language.calls import make_function
+
+    if node.decorator_list:
+        raise it.error("decorator", node.decorator_list[0], "unsupported")
+    if node.name in names.BUILTIN_NAMES and node.name not in it.scan.assigned:
+        pass  # a def may shadow a language function, as in Python
+    it.set_var(node.name, make_function(it, node))
+
+
+def return_statement(it: Interpreter, node: ast.Return, last: bool = False) -> None:
+    if not it.calls:
+        raise it.error("return_outside", node, "unsupported")
+    raise Return(None if node.value is None else it.eval(node.value))
+
+
+# --- imports, assertions --------------------------------------------------------------------
+def import_statement(
+    it: Interpreter, node: ast.Import | ast.ImportFrom, last: bool = False
+) -> None:
+    for local, value in names.imported(it, node):
+        it.set_var(local, value)
+
+
+def assertion(it: Interpreter, node: ast.Assert, last: bool = False) -> None:
+    if truth(it, it.eval(node.test), node.test):
+        return
+    text = "" if node.msg is None else display_text(it, it.eval(node.msg), node.msg, plain=True)
+    raise it.error("assertion", node, "assertion", text=text or it.src.segment(it.where(node.test)))
+
+
+STATEMENTS: dict[type, Handler] = {
+    ast.Assign: assign,
+    ast.AugAssign: augmented,
+    ast.Expr: expression,
+    ast.For: for_loop,
+    ast.While: while_loop,
+    ast.If: if_statement,
+    ast.Break: jump,
+    ast.Continue: jump,
+    ast.Pass: nothing,
+    ast.With: with_block,
+    ast.FunctionDef: function_def,
+    ast.Return: return_statement,
+    ast.Import: import_statement,
+    ast.ImportFrom: import_statement,
+    ast.Assert: assertion,
+}
+
+__all__ = ["STATEMENTS", "Grad", "ops"]

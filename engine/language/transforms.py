@@ -1,0 +1,320 @@
+"""What differentiates and updates: `L.backward()`, `torch.autograd.grad`, `jax.grad(f)(x)`
+(passes, run where they stand: engine/tracing/passes.py), the language's own `grad(L, x)` and
+`grad(f)` (the gradient built as graph nodes, so it can be differentiated again), `no_grad`,
+the optimizers (`torch.optim.SGD`, `Adam`: engine/autograd/optim.py), NumPy's generator, and
+the settings a pasted notebook makes (`torch.set_printoptions`), which change nothing here.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from engine.autograd import optim
+from engine.autograd.ops import OpError
+from engine.autograd.value import Value
+from engine.language.calls import Signature, call_value
+from engine.errors import Msg
+from engine.language.interpreter import Interpreter
+from engine.language.library import LIBRARY, number, sizes
+from engine.language.values import Closure, Function, Grad, Ints, Opaque, Pending, describe
+
+
+def special(name: str, *positional: str, usage: str = "", **defaults: Any) -> Any:
+    from engine.language.names import SPECIAL
+
+    sig = Signature(name, positional, tuple(defaults.items()), usage or f"{name}(…)")
+
+    def register(impl: Any) -> Any:
+        def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+            return impl(it, node, **sig.bind(it, args, kwargs, node))
+
+        SPECIAL[name] = Function(name, run)
+        return impl
+
+    return register
+
+
+# --- passes ------------------------------------------------------------------------------
+def backward(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
+    sig = Signature("backward", ("self", "gradient?"), (("retain_graph", None),
+                    ("create_graph", False), ("inputs", None)))  # fmt: skip
+    a = sig.bind(it, args, kwargs, node)
+    root = it.tensor(a["self"], node)
+    seed = None if a["gradient"] is None else it.tensor(a["gradient"], node)
+    retain = bool(a["retain_graph"]) if a["retain_graph"] is not None else bool(a["create_graph"])
+    it.passes.backward(root, seed, retain, node)
+
+
+@special("autograd_grad", "outputs", "inputs", "grad_outputs?", retain_graph=None,
+         create_graph=False, allow_unused=False, usage="torch.autograd.grad(y, x)")  # fmt: skip
+def autograd_grad(it: Interpreter, node: Any, outputs: Any, inputs: Any, grad_outputs: Any,
+                  retain_graph: Any, create_graph: Any, allow_unused: Any) -> tuple[Any, ...]:  # fmt: skip
+    """torch.autograd.grad: a pass whose grads are returned (a tuple, as PyTorch's), not added
+    into the leaves' .grad; with create_graph=True each is a graph, to differentiate again."""
+    outs = outputs if isinstance(outputs, list | tuple) else [outputs]
+    wrt = inputs if isinstance(inputs, list | tuple) else [inputs]
+    if len(outs) != 1:
+        raise it.error("autograd_one_output", node, "arguments")
+    root = it.tensor(outs[0], node)
+    xs = [it.tensor(x, node) for x in wrt]
+    g0 = grad_outputs[0] if isinstance(grad_outputs, list | tuple) else grad_outputs
+    seed = None if g0 is None else it.tensor(g0, node)
+    retain = bool(retain_graph) if retain_graph is not None else bool(create_graph)
+    found = it.passes.gradients(root, xs, seed, retain, node)
+    results: list[Any] = []
+    for x, g in zip(xs, found, strict=True):
+        if g is None and not allow_unused:
+            raise it.error("autograd_unused", node, "backward")
+        results.append(None if g is None else it.constant(np.array(g), node))
+    if create_graph:
+        results = list(graph_gradients(it, root, xs, node))
+    return tuple(results)
+
+
+def graph_gradients(it: Interpreter, output: Value, wrt: list[Value], node: Any) -> list[Value]:
+    """∂output/∂w as graph nodes (engine/autograd/higher.py), each placed at the call."""
+    from engine.autograd.higher import describe as formula
+    from engine.autograd.higher import grad
+
+    made: list[Value] = []
+    try:
+        results = grad(
+            output, wrt, on_node=made.append,
+            max_new=max(1, it.limits.max_nodes - len(it.registered)),
+            max_elements=it.limits.max_tensor_elements,
+            max_new_elements=max(1, it.limits.max_total_elements - it.elements),
+        )  # fmt: skip
+    except OpError as err:
+        raise it.error("grad_failed", node, err.code, inner=err.message) from None
+    for n in made:
+        it.count("ops", node)
+        if not np.isfinite(n.data).all():
+            raise it.error("grad_not_finite", node, "non_finite")
+        it.register(n, node)
+        n.text = formula(n) if n.op is not None else None
+    it.passes.grads_built.append({"output": output, "wrt": wrt, "results": results,
+                                  "nodes": made, "span": it.where(node)})  # fmt: skip
+    return results
+
+
+@special("grad", "f", "x?", argnums=0, has_aux=False, usage="grad(L, x) or grad(f)")
+def language_grad(it: Interpreter, node: Any, f: Any, x: Any, argnums: Any, has_aux: Any) -> Any:
+    """grad(L, x): ∂L/∂x built as graph nodes; grad(f): the function x ↦ ∂f(x)/∂x, built so."""
+    if x is None:
+        return transform(it, f, node, as_pass=False)
+    if isinstance(x, list | tuple) and len(x) == 1:
+        x = x[0]
+    output, wrt = it.tensor(f, node), it.tensor(x, node)
+    if not wrt.requires_grad:
+        raise it.error("grad_of_constant", node, "arguments")
+    return graph_gradients(it, output, [wrt], node)[0]
+
+
+@special("jax_grad", "f", argnums=0, has_aux=False, usage="jax.grad(f)")
+def jax_grad(it: Interpreter, node: Any, f: Any, argnums: Any, has_aux: Any) -> Any:
+    """jax.grad(f) and torch.func.grad(f): called at the program's level, a pass (its
+    backward steps are the trace's); inside another transform, a graph to differentiate."""
+    if argnums != 0 or has_aux:
+        raise it.error("grad_options", node, "keyword")
+    return transform(it, f, node, as_pass=True)
+
+
+def transform(it: Interpreter, f: Any, node: Any, as_pass: bool) -> Function:
+    if not isinstance(f, Closure | Function):
+        raise it.error("grad_needs_function", node, "arguments", v=describe(f))
+    name = f"grad({f.name})"
+
+    def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], call: Any) -> Any:
+        if not args:
+            raise it.error("grad_needs_point", call, "arguments", name=name)
+        x = args[0]
+        if not isinstance(x, Value) or not x.requires_grad:
+            data = np.array(it.tensor(x, call).data, dtype=np.float64)
+            x = it.leaf(data, call, name=first_parameter(f))
+        nested = it.passes.transforming
+        it.passes.transforming += 1
+        try:
+            y = call_value(it, f, [x, *args[1:]], kwargs, call)
+        finally:
+            it.passes.transforming -= 1
+        y = it.tensor(y, call, Msg("what_result", {"name": f.name}))
+        if y.data.size != 1:
+            raise it.error("grad_scalar_output", call, "shape", shape=str(tuple(y.data.shape)))
+        if as_pass and not nested:
+            (g,) = it.passes.gradients(y, [x], None, False, call)
+            return it.constant(np.array(0.0 if g is None else g), call)
+        return graph_gradients(it, y, [x], call)[0]
+
+    return Function(name, run)
+
+
+def first_parameter(f: Any) -> str:
+    if isinstance(f, Closure) and f.params:
+        return f.params[0]
+    return "x"
+
+
+# --- tensor methods that are passes or updates ---------------------------------------------
+def requires_grad_(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    flag = args[1] if len(args) > 1 else kwargs.get("requires_grad", True)
+    owner = args[0]
+    if isinstance(owner, Pending):
+        return it.materialize(owner)
+    if flag is not True:
+        raise it.error("requires_grad_value", node, "invalid")
+    return it.passes.make_leaf(owner, node)
+
+
+def item(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    from engine.language.methods import array_as
+
+    v = args[0]
+    data = v.node.data if isinstance(v, Pending) else v.data
+    return array_as(it, np.asarray(data), getattr(node.func, "attr", "item"), node)
+
+
+def size(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    shape = tuple(it.tensor(args[0], node).data.shape)
+    if len(args) > 1:
+        axis = it.whole(args[1], node)
+        if not -len(shape) <= axis < len(shape):
+            raise it.error("no_such_axis", node, "index", axis=axis, shape=str(shape))
+        return shape[axis]
+    return shape
+
+
+def retain_grad(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
+    it.passes.retained.add(it.tensor(args[0], node).seq)
+
+
+TENSOR = {
+    "backward": Function("backward", backward),
+    "requires_grad_": Function("requires_grad_", requires_grad_),
+    "item": Function("item", item),
+    "tolist": Function("tolist", item),
+    "numpy": Function("numpy", item),
+    "size": Function("size", size),
+    "dim": Function("dim", lambda it, a, k, n: it.tensor(a[0], n).data.ndim),
+    "numel": Function("numel", lambda it, a, k, n: int(it.tensor(a[0], n).data.size)),
+    "retain_grad": Function("retain_grad", retain_grad),
+}
+
+
+# --- blocks, settings ----------------------------------------------------------------------
+@special("no_grad")
+def no_grad(it: Interpreter, node: Any) -> Opaque:
+    return Opaque("no_grad", {})
+
+
+@special("enable_grad")
+def enable_grad(it: Interpreter, node: Any) -> Opaque:
+    return Opaque("enable_grad", {})
+
+
+def setting(name: str) -> None:
+    def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
+        it.warn("setting_ignored", node, name=it.src.segment(it.where(node.func)))
+
+    from engine.language.names import SPECIAL
+
+    SPECIAL[name] = Function(name, run)
+
+
+setting("print_settings")
+
+
+@special("default_dtype", "dtype")
+def default_dtype(it: Interpreter, node: Any, dtype: Any) -> None:
+    if not (isinstance(dtype, Opaque) and dtype.state.get("name") in ("torch.float64",
+                                                                     "torch.double")):  # fmt: skip
+        raise it.error("default_dtype", node, "unsupported")
+
+
+# --- optimizers ---------------------------------------------------------------------------
+def parameters(it: Interpreter, params: Any, node: Any) -> list[Value]:
+    items = it.items(params, node)
+    out = []
+    for p in items:
+        v = it.tensor(p, node)
+        if v.kind != "leaf":
+            raise it.error("optimizer_leaf", node, "arguments")
+        out.append(v)
+    return out
+
+
+@special("SGD", "params", lr=0.001, momentum=0.0, dampening=0.0, weight_decay=0.0,
+         nesterov=False, maximize=False, usage="torch.optim.SGD(params, lr=0.1)")  # fmt: skip
+def sgd(it: Interpreter, node: Any, params: Any, lr: Any, momentum: Any, dampening: Any,
+        weight_decay: Any, nesterov: Any, maximize: Any) -> Opaque:  # fmt: skip
+    rule = optim.SGD(number(it, lr, node), number(it, momentum, node),
+                     number(it, dampening, node), number(it, weight_decay, node),
+                     bool(nesterov), bool(maximize))  # fmt: skip
+    return Opaque("optimizer", {"params": parameters(it, params, node), "rule": rule})
+
+
+@special("Adam", "params", lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
+         amsgrad=False, maximize=False, usage="torch.optim.Adam(params, lr=0.01)")  # fmt: skip
+def adam(it: Interpreter, node: Any, params: Any, lr: Any, betas: Any, eps: Any,
+         weight_decay: Any, amsgrad: Any, maximize: Any) -> Opaque:  # fmt: skip
+    b1, b2 = (number(it, b, node) for b in it.items(betas, node))
+    rule = optim.Adam(number(it, lr, node), b1, b2, number(it, eps, node),
+                      number(it, weight_decay, node), bool(amsgrad), bool(maximize))  # fmt: skip
+    return Opaque("optimizer", {"params": parameters(it, params, node), "rule": rule})
+
+
+def step(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
+    """opt.step(): every parameter with a grad updated by the rule, in place, as PyTorch."""
+    opt: Opaque = args[0]
+    rule = opt.state["rule"]
+    it.count("ops", node, len(opt.state["params"]))
+    for i, p in enumerate(opt.state["params"]):
+        if p.grad is None:
+            continue
+        it.count("work", node, p.data.size)
+        it.passes.updated(p, rule.update(i, np.asarray(p.data), np.asarray(p.grad)))
+
+
+def zero_grad(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
+    """opt.zero_grad(): grads back to None (PyTorch's set_to_none=True, the default)."""
+    none = kwargs.get("set_to_none", True)
+    for p in args[0].state["params"]:
+        if p.grad is not None:
+            it.passes.set_grad(p, None if none else np.zeros(p.data.shape))
+
+
+# --- NumPy's generator ----------------------------------------------------------------------
+@special("default_rng", "seed?", usage="np.random.default_rng(0)")
+def default_rng(it: Interpreter, node: Any, seed: Any) -> Opaque:
+    n = 0 if seed is None else it.whole(seed, node)
+    if n < 0:
+        raise it.error("seed_negative", node, "static")
+    return Opaque("generator", {"rng": np.random.default_rng(n)})
+
+
+def draw(kind: str) -> Function:
+    """rng.standard_normal(size), rng.random(size), rng.normal(loc, scale, size),
+    rng.uniform(low, high, size): NumPy's own numbers, from that generator."""
+    names = {"normal": ("loc", "scale"), "uniform": ("low", "high")}.get(kind, ())
+    sig = Signature(kind, ("self", *(f"{n}?" for n in names), "size?"), (), f"rng.{kind}(…)")
+
+    def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+        a = sig.bind(it, args, kwargs, node)
+        rng = a["self"].state["rng"]
+        size = a["size"]
+        shape = () if size is None else sizes(it, (size,), node)
+        it.check_shape(shape, node)
+        params = [number(it, a[n], node) for n in names if a[n] is not None]
+        data = getattr(rng, kind)(*params, size=shape) if params else getattr(rng, kind)(shape)
+        return it.constant(np.asarray(data, dtype=np.float64), node)
+
+    return Function(kind, run)
+
+
+OBJECT_METHODS: dict[str, dict[str, Function]] = {
+    "optimizer": {"step": Function("step", step), "zero_grad": Function("zero_grad", zero_grad)},
+    "generator": {k: draw(k) for k in ("standard_normal", "random", "normal", "uniform")},
+}
+
+__all__ = ["LIBRARY", "OBJECT_METHODS", "TENSOR", "Grad", "Ints"]

@@ -1,0 +1,268 @@
+"""The passes of a run: each `backward()` (and `torch.autograd.grad`, `jax.grad(f)(x)`) runs
+where the program calls it, and is recorded as one pass: its output, seed, order and steps, the
+leaves' values and grads before and after. Grads accumulate on leaves across passes, as
+PyTorch's do; a pass frees its graph unless `retain_graph`, and backward through a freed node
+that saved tensors is PyTorch's error. A program with no such call gets one implicit pass on
+its last statement.
+
+What the trace keeps is bounded: the first pass and the latest are kept whole, and the passes
+between are summarised (their steps and the nodes only they made dropped, their value and
+grads kept) whenever the trace would pass max_trace_numbers or the graph max_nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+
+from engine.autograd.backward import BackwardError
+from engine.autograd.backward import backward as walk_backward
+from engine.autograd.graph import topological_order
+from engine.autograd.ops import shape_text
+from engine.autograd.value import Span, Value
+from engine.errors import fail
+from engine.tracing.cost import NUMBERS_PER_EDGE
+from engine.tracing.record import TraceRecorder
+
+# The ops whose backward reads no saved tensor (a second backward through them is allowed).
+_SAVES_NOTHING = frozenset({"add", "sub", "neg", "sum", "mean", "reshape", "transpose", "index",
+                            "cat", "stack", "gather", "broadcast_to", "scatter", "scatter_add"})  # fmt: skip
+
+
+def saves_something(node: Value) -> bool:
+    op: Any = node.op
+    saves = getattr(op, "saves", None)
+    if callable(saves):
+        return bool(saves([x.requires_grad for x in node.inputs]))
+    return op.name not in _SAVES_NOTHING
+
+
+@dataclass(eq=False)
+class Pass:
+    """One backward pass as the trace shows it."""
+
+    index: int
+    kind: str  # "backward", "grad" (torch.autograd.grad, jax.grad) or "implicit"
+    output: Value
+    span: Span | None
+    seed: np.ndarray | None
+    value: np.ndarray
+    leaves_before: dict[int, np.ndarray]
+    grads_before: dict[int, np.ndarray | None]
+    topo: list[Value] = field(default_factory=list)
+    records: list[Any] | None = None  # None once summarised
+    grads_after: dict[int, np.ndarray | None] = field(default_factory=dict)
+    walked: dict[int, Any] = field(default_factory=dict)  # each node's grad after the walk
+    numbers: int = 0
+
+    @property
+    def kept(self) -> bool:
+        return self.records is not None
+
+
+class Passes:
+    """The passes of one run, and the leaves' state between them."""
+
+    def __init__(self, it: Any, options: Any) -> None:
+        self.it = it
+        self.accumulate = getattr(options, "accumulate", "add")
+        self.order = getattr(options, "order", "dfs")
+        self.passes: list[Pass] = []
+        self.leaves: list[Value] = []
+        self.pass_of: dict[int, int] = {}
+        self.freed: set[int] = set()
+        self.folded: set[int] = set()
+        self.retained: set[int] = set()
+        self.views: dict[int, Value] = {}
+        self.grads_built: list[dict[str, Any]] = []
+        self.transforming = 0
+        self.numbers = 0  # what the kept passes' steps and summaries hold
+
+    # --- the graph as it grows ------------------------------------------------------------
+    def joined(self, node: Value) -> None:
+        if node.kind == "leaf":
+            self.leaves.append(node)
+            return
+        current = len(self.passes)
+        self.pass_of[node.seq] = current
+        for x in node.inputs:  # a node an earlier pass made, used again: it lives with this one
+            p = self.pass_of.get(x.seq)
+            if p is not None and 0 < p < current:
+                self.pass_of[x.seq] = current
+
+    def make_room(self) -> bool:
+        """Summarise the oldest pass that may be (neither the first nor the latest): its
+        steps and the nodes only it made leave the trace. False when none may."""
+        for p in self.passes[1:-1]:
+            if p.kept:
+                self.summarise(p)
+                return True
+        return False
+
+    def summarise(self, p: Pass) -> None:
+        it = self.it
+        self.numbers -= p.numbers
+        p.records, p.topo, p.walked = None, [], {}
+        p.numbers = self.summary_numbers()
+        self.numbers += p.numbers
+        gone = {seq for seq, k in self.pass_of.items() if k == p.index}
+        if gone:
+            kept = [n for n in it.nodes if n.seq not in gone]
+            it.elements -= sum(n.data.size for n in it.nodes if n.seq in gone)
+            it.nodes[:] = kept
+            it.registered -= gone
+            for seq in gone:
+                del self.pass_of[seq]
+
+    def summary_numbers(self) -> int:
+        return 3 * sum(leaf.data.size for leaf in self.leaves) + 2
+
+    # --- updates between passes --------------------------------------------------------------
+    def updated(self, owner: Value, data: np.ndarray) -> None:
+        """A tensor's numbers changed in place (an update under no_grad, an optimizer's step):
+        a new array, so what the passes before kept of it stays as it was."""
+        owner.data = np.asarray(data, dtype=np.float64).reshape(owner.data.shape)
+
+    def set_grad(self, owner: Value, grad: np.ndarray | None) -> None:
+        if grad is not None and np.shape(grad) != owner.data.shape:
+            raise self.it.error("grad_shape", None, "shape", a=shape_text(np.shape(grad)),
+                                b=shape_text(owner.data.shape))  # fmt: skip
+        owner.grad = grad
+
+    def make_leaf(self, owner: Value, node: Any) -> Value:
+        """`requires_grad_()` on a tensor that needs no grad: it is a leaf from now on (the
+        constants it was computed from are not kept)."""
+        if owner.requires_grad:
+            if owner.kind != "leaf":
+                raise self.it.error("requires_grad_non_leaf", node, "invalid")
+            return owner
+        owner.kind, owner.op, owner.inputs, owner.requires_grad = "leaf", None, (), True
+        self.pass_of.pop(owner.seq, None)
+        if owner.seq in self.it.registered:
+            self.leaves.append(owner)
+        self.folded.add(owner.seq)
+        return owner
+
+    def retains(self, owner: Value) -> bool:
+        return owner.seq in self.retained
+
+    # --- passes --------------------------------------------------------------------------------
+    def backward(self, root: Value, seed: Value | None, retain: bool, node: Any) -> None:
+        """`root.backward(gradient=seed)`: a pass, the leaves' grads added to."""
+        self.check_root(root, seed, node)
+        self.run("backward", root, seed, retain, node, accumulate=True)
+
+    def gradients(
+        self, root: Value, wrt: list[Value], seed: Value | None, retain: bool, node: Any
+    ) -> list[Any]:
+        """torch.autograd.grad(root, wrt): a pass whose grads are returned, the leaves' .grad
+        left as they were."""
+        self.check_root(root, seed, node)
+        saved = [(leaf, leaf.grad) for leaf in self.leaves]
+        for leaf in self.leaves:
+            leaf.grad = None
+        try:
+            p = self.run("grad", root, seed, retain, node, accumulate=False)
+            in_topo = {n.seq for n in p.topo} if p.topo else set(p.walked)
+            found = [x.grad if x.seq in in_topo or x is root else None for x in wrt]
+        finally:
+            for leaf, g in saved:
+                leaf.grad = g
+        p.grads_after = dict(p.grads_before)
+        return found
+
+    def implicit(self, root: Value) -> None:
+        """The pass of a program with no backward call: on its output, seeded with ones."""
+        self.run("implicit", root, None, True, None, accumulate=True)
+
+    def check_root(self, root: Value, seed: Value | None, node: Any) -> None:
+        it = self.it
+        if not root.requires_grad:
+            raise it.error("backward_no_grad", node, "backward", name=self.text(node))
+        if seed is None and root.data.size != 1:
+            raise it.error("backward_not_scalar", node, "backward", name=self.text(node),
+                           shape=shape_text(root.data.shape))  # fmt: skip
+        if seed is not None and seed.data.shape != root.data.shape:
+            raise it.error("backward_seed_shape", node, "shape", name=self.text(node),
+                           a=shape_text(root.data.shape), b=shape_text(seed.data.shape))  # fmt: skip
+
+    def text(self, node: Any) -> str:
+        func = getattr(node, "func", None)
+        owner = getattr(func, "value", None)
+        span = self.it.where(owner if owner is not None else node)
+        return self.it.src.segment(span) if span is not None else "the output"
+
+    def run(
+        self, kind: str, root: Value, seed: Value | None, retain: bool, node: Any, accumulate: bool
+    ) -> Pass:
+        it = self.it
+        topo = topological_order(root, self.order)
+        it.count("ops", node, len(topo))
+        for n in topo:
+            if n.seq in self.freed and n.requires_grad and saves_something(n):
+                raise it.error("backward_twice", node, "backward")
+        p = Pass(
+            len(self.passes), kind, root, it.where(node),
+            None if seed is None else np.array(seed.data, dtype=np.float64),
+            root.data, {leaf.seq: leaf.data for leaf in self.leaves},
+            {leaf.seq: leaf.grad for leaf in self.leaves},
+        )  # fmt: skip
+        p.numbers = self.cost(topo, root)
+        self.room_for(p, node)
+        recorder = TraceRecorder(self.accumulate)
+        try:
+            walk_backward(root, recorder, self.accumulate, self.order, p.seed, topo,
+                          keep_leaf_grads=accumulate)  # fmt: skip
+        except BackwardError as err:
+            raise backward_error(err) from None
+        it.count("work", node, sum(n.data.size for n in topo))
+        p.records, p.topo = recorder.records, topo
+        p.walked = {n.seq: n.grad for n in topo}
+        self.numbers += p.numbers
+        p.grads_after = {leaf.seq: leaf.grad for leaf in self.leaves}
+        if not retain:
+            self.freed.update(n.seq for n in topo if n.op is not None)
+        self.passes.append(p)
+        return p
+
+    def cost(self, topo: list[Value], root: Value) -> int:
+        """The numbers this pass's steps will carry (engine/tracing/cost.py's count)."""
+        total = root.data.size + self.summary_numbers()
+        for n in topo:
+            if n.op is not None and n.requires_grad:
+                total += 3 * n.data.size + sum(
+                    NUMBERS_PER_EDGE * x.data.size for x in n.inputs if x.requires_grad
+                )
+        return total
+
+    def room_for(self, p: Pass, node: Any) -> None:
+        """Make room for this pass's steps, which are kept (it is the latest): the passes
+        between the first and it are summarised, oldest first, until it fits; a pass too large
+        to keep beside the first is the limit's error."""
+        limit = self.it.limits.max_trace_numbers
+        while self.numbers + p.numbers > limit and self.make_room():
+            pass
+        if self.numbers + p.numbers > limit and len(self.passes) > 1 and self.passes[-1].kept:
+            self.summarise(self.passes[-1])  # the latest until now: this one is later
+        if self.numbers + p.numbers > limit:
+            raise fail("limit_max_trace_numbers", self.it.where(node), code="too_large",
+                       limit="max_trace_numbers", max=limit)  # fmt: skip
+
+
+def backward_error(err: BackwardError) -> Any:
+    """A non-finite grad as the program's error, at the op that made it."""
+    from engine.errors import ProgramError
+
+    span = err.node.span
+    assert err.node.op is not None
+    where = f"{err.node.text} " if err.node.text else f"{err.node.op.symbol} "
+    return ProgramError(
+        where + err.message,
+        span.line if span else None,
+        span.column if span else None,
+        end_line=span.end_line if span else None,
+        end_column=span.end_column if span else None,
+        code=err.code,
+    )

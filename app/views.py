@@ -17,8 +17,7 @@ from app.config import Settings
 from engine import drawing as draw
 from engine.drawing.collapse import full_refusal
 from engine.language.name_warnings import shown
-from engine.language.printing import CUT_NOTE
-from engine.words.messages import translate, translate_error
+from engine.words.messages import say, translate, translate_error
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,12 +88,19 @@ def trace_body(ran: engine.Run, lang: str = "en") -> dict[str, Any]:
     given = [f["name"] for f in ran.free if f["given"]]
     warnings = shown(ran.warnings, given, lang)
     # The program's own lines as printed; only the line that says the output was cut is ours.
-    body["printed"] = [
-        {**p, "text": translate(p["text"], lang)} if p["text"].startswith(CUT_NOTE) else p
-        for p in ran.printed
-    ]
+    body["printed"] = [worded(p, lang) for p in ran.printed]
     body["warnings"] = warnings
     return body
+
+
+def worded(line: dict[str, Any], lang: str) -> dict[str, Any]:
+    """A printed line as the answer carries it: the program's own text as it is; ours (the
+    line that says the output was cut) worded in `lang` from its key."""
+    if "key" not in line:
+        return line
+    out = {k: v for k, v in line.items() if k not in ("key", "params")}
+    out["text"] = say(line["key"], lang, line.get("params") or {})
+    return out
 
 
 def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:

@@ -87,8 +87,9 @@ class Run:
         """What the program's print(…) calls and notebook lines showed, in the order they ran:
         `{"line", "text", "pass"}`, written as the program's library prints."""
         several = len(self.interpreter.passes.passes) > 1
+        hidden = {"open"}
         return [
-            {k: v for k, v in p.items() if k != "open" and (k != "pass" or several)}
+            {k: v for k, v in p.items() if k not in hidden and (k != "pass" or several)}
             for p in self.interpreter.printed
         ]
 

@@ -58,12 +58,7 @@ def test_a_trace_bomb_is_refused_before_backward_in_little_time_and_memory(sourc
 def test_the_limit_is_exact_at_the_count_the_trace_carries() -> None:
     source = "X = randn(16, 16)\nL = 0\nfor i in range(10):\n    L = L + (X * X).sum()\nL"
     carried = count_numbers(run(source).to_dict(), 10**9)
-    from engine.language.build import build
-    from engine.language.parse import parse
-    from engine.tracing.cost import check_trace
-
-    graph = build(parse(source), None)
-    counted = check_trace(graph.nodes, graph.output, DEFAULT_LIMITS)
+    counted = run_program(source).interpreter.passes.numbers  # counted before backward ran
     # An upper bound of what the JSON carries, and not a loose one.
     assert carried <= counted <= carried * 1.25
     assert run(source, limits=replace(DEFAULT_LIMITS, max_trace_numbers=counted)).output

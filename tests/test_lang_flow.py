@@ -70,11 +70,13 @@ def test_a_condition_on_a_tensor_of_several_values_is_an_error() -> None:
     assert "(2,)" in e.message
 
 
-def test_comparisons_and_and_or_are_conditions_only() -> None:
+def test_comparisons_and_and_or_are_values_but_not_an_output() -> None:
+    # Python's: a comparison is True/False (of tensors, elementwise); `x and 2` is 2 here. Either
+    # as the last statement gives nothing to differentiate, and the message says what it is.
     e = refused("y = x < 2")
-    assert (e.line, e.column, e.code) == (1, 5, "unsupported") and "a comparison" in e.message
-    e = refused("y = x and 2")
-    assert "and/or" in e.message and e.column == 5
+    assert (e.line, e.column, e.code) == (1, 5, "no_output") and "not a value" in e.message
+    assert run("y = x and 2").to_dict()["value"] == 2.0  # a number last: a constant output
+    assert run("y = x * 2\nbig = y > 1 and y < 3\nL = y * 2 if big else y").to_dict()["value"] == 4
 
 
 def test_loops_over_lists_zip_and_enumerate() -> None:

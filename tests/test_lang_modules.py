@@ -46,7 +46,8 @@ SPELLINGS = [
 
 @pytest.mark.parametrize(("imports", "spelled"), SPELLINGS, ids=[s for _, s in SPELLINGS])
 def test_every_spelling_of_exp_means_the_languages_exp(imports: str, spelled: str) -> None:
-    d = run(f"{imports}\nx = 0.5\ny = {spelled}(-x) * x").to_dict()
+    # x is free (a leaf with the value given): with torch, `x = 0.5` is a Python number
+    d = run(f"{imports}\ny = {spelled}(-x) * x", {"x": 0.5}).to_dict()
     assert d["value"] == pytest.approx(np.exp(-0.5) * 0.5, rel=1e-15)
     assert d["grads"]["x"] == pytest.approx(np.exp(-0.5) * (1 - 0.5), rel=1e-15)
     assert next(n for n in d["nodes"] if n["op"] == "exp")
@@ -66,7 +67,7 @@ def test_every_spelling_of_exp_means_the_languages_exp(imports: str, spelled: st
     ],
 )
 def test_relu_through_every_module_path(imports: str, spelled: str) -> None:
-    assert grads(f"{imports}\nx = [-1.0, 2.0]\nL = {spelled}(x).sum()") == {"x": [0.0, 1.0]}
+    assert grads(f"{imports}\nL = {spelled}(x).sum()", {"x": [-1.0, 2.0]}) == {"x": [0.0, 1.0]}
 
 
 def test_the_issues_examples_run() -> None:
@@ -75,9 +76,15 @@ def test_the_issues_examples_run() -> None:
     assert value("import math\nd = 1.0\nf = 1.0 / (1 + math.exp(-d))") == pytest.approx(
         1 / (1 + np.exp(-1.0))
     )
-    g = grads("import torch\na = [[1.0, 2.0], [3.0, 5.0]]\nb = torch.mean(a, 1)\nL = b.sum()")
+    g = grads(
+        "import torch\na = torch.tensor([[1.0, 2.0], [3.0, 5.0]], requires_grad=True)\n"
+        "b = torch.mean(a, 1)\nL = b.sum()"
+    )
     assert g == {"a": [[0.5, 0.5], [0.5, 0.5]]}
-    g = grads("import torch\na = [[1.0, 2.0]]\nb = [[3.0], [4.0]]\nL = torch.matmul(a, b).sum()")
+    g = grads(
+        "import torch\na = torch.tensor([[1.0, 2.0]], requires_grad=True)\n"
+        "b = torch.tensor([[3.0], [4.0]], requires_grad=True)\nL = torch.matmul(a, b).sum()"
+    )
     assert g == {"a": [[3.0, 4.0]], "b": [[1.0], [2.0]]}
 
 
@@ -95,7 +102,7 @@ def test_seed_calls_of_the_libraries_are_the_languages_seed() -> None:
 
 
 def test_imports_make_no_nodes() -> None:
-    d = run("import torch\nimport math\nx = 2.0\ny = x * x").to_dict()
+    d = run("import numpy as np\nimport math\nx = 2.0\ny = x * x").to_dict()
     assert [n["label"] for n in d["nodes"]] == ["x", "y"]
 
 
@@ -114,7 +121,6 @@ REFUSED = [
         1,
         "torch.fft is not supported; the functions of torch that work are: abs, arange",
     ),
-    ("from-constant", "from math import pi", 1, 1, "write math.pi where you use it"),
     (
         "function-missing",
         "import torch\nx = 1.0\ny = torch.fft(x)",
@@ -141,15 +147,9 @@ REFUSED = [
     ("F-not-imported", "x = 1.0\ny = F.relu(x)", 2, 5, "add `import torch.nn.functional as F`"),
     ("jnp-not-imported", "x = 1.0\ny = jnp.tanh(x)", 2, 5, "add `import jax.numpy as jnp`"),
     ("math-not-imported", "x = 1.0\ny = math.exp(x)", 2, 5, "add `import math`"),
-    ("uncalled", "import numpy as np\ny = np.exp", 2, 5, "np.exp is a function: call it"),
-    ("module-attribute", "import torch\ny = torch.float32", 2, 5, "torch.float32 is not supported"),
-    (
-        "seed-in-expression",
-        "import numpy as np\ny = np.random.seed(0)",
-        2,
-        5,
-        "numpy.random.seed is a statement of its own",
-    ),
+    ("uncalled", "import numpy as np\ny = np.exp", 2, 5, "the output is the function exp"),
+    ("module-attribute", "import torch\ny = torch.float32", 2, 5, "the output is a dtype"),
+    ("seed-in-expression", "import numpy as np\ny = np.random.seed(0)", 2, 5, "the output is None"),
 ]
 
 

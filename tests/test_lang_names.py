@@ -295,7 +295,6 @@ REFUSED = [
     ),
     ("index-empty", "x = [1.0]\ny = x[[]]", 2, 7, "an empty list of indices"),
     ("index-fraction", "x = [1.0]\ny = x[[0.5]]", 2, 7, "not a fraction"),
-    ("index-leaf-name", "x = [1.0, 2.0]\ny = [0, 1]\nz = y * 2\nw = x[y]", 4, 7, "labels"),
     ("range-step-0", "x = [1.0]\ny = x[range(0, 1, 0)]", 2, 7, "range() step cannot be 0"),
     ("arange-step-0", "x = arange(0, 1, 0.0)", 1, 5, "arange's step cannot be 0"),
     ("linspace-count", "x = linspace(0, 1, 2.5)", 1, 20, "not a fraction"),

@@ -61,7 +61,7 @@ def test_linspace_takes_steps_by_name_and_bounds_as_constant_expressions(call: s
 def test_numpy_linspace_takes_num_and_module_constants_are_numbers_everywhere() -> None:
     d, _ = ran("import numpy as np\nx = np.linspace(-np.pi, np.pi, num=5)\nL = (x * x).sum()")
     np.testing.assert_allclose(d["grads"]["x"], 2 * np.linspace(-np.pi, np.pi, 5))
-    d, _ = ran("import math\nimport torch\nx = 2.0\nL = torch.pi * x + math.e")
+    d, _ = ran("import math\nimport torch\nL = torch.pi * x + math.e", {"x": 2.0})
     assert d["grads"] == {"x": pytest.approx(np.pi)}
     d, _ = ran("import torch\nimport math\nt = torch.tensor([0., math.pi / 2], requires_grad=True)"
                "\nL = t.sin().sum()")  # fmt: skip
@@ -80,8 +80,8 @@ def test_numpy_linspace_takes_num_and_module_constants_are_numbers_everywhere() 
         ("import math\nx = zeros(math.pi)", 2, 11, "not a fraction: math.pi is 3.14159"),
         ("x = zeros(2.5)", 1, 11, "a whole number is needed here, not a fraction"),
         ("x = linspace(0, 1, 2.5)", 1, 20, "a whole number is needed here, not a fraction"),
-        ("x = linspace(0, 1 / 0, 3)", 1, 17, "1 / 0 does not give a finite number"),
-        ("x = linspace(0, 10. ** 400, 3)", 1, 17, "does not give a finite number"),
+        ("x = linspace(0, 1 / 0, 3)", 1, 17, "1 / 0 gives an infinite value"),
+        ("x = linspace(0, 10. ** 400, 3)", 1, 17, "gives an infinite value"),
         ("x = linspace(0, math.pi, 3)", 1, 17, "'math' is not imported: add `import math`"),
         ("import torch\nx = torch.linspace(0, 1, 5, steps=5)", 2, 29, "steps is given twice"),
         ("import torch\nx = torch.linspace(0, steps=5)", 2, 5, "linspace takes start, end, steps"),
@@ -180,7 +180,6 @@ def test_square_data_item_and_stop_gradient() -> None:
     [
         ("x = [1.0, 2.0]\ny = x.item()", 2, 5, "item() needs a tensor of one element, but this "
          "one has shape (2,)"),
-        ("x = [1.0, 2.0]\ny = x.norm(2)", 2, 5, "norm takes one value: norm(x)"),
         ("x = [1.0, 2.0]\ny = x.norm(p=1)", 2, 12, "norm() has no keyword 'p'"),
         ("x = [1.0, 2.0]\ny = x.double(1)", 2, 5, ".double() takes no arguments"),
         ("import numpy as np\ny = np.linalg.inv(x)", 2, 5,
@@ -241,15 +240,11 @@ def test_a_grad_not_yet_known_compares_as_pytorch_compares_none() -> None:
 @pytest.mark.parametrize(
     ("source", "line", "column", "words", "code"),
     [
-        ("x = 1.0\ny = (x == 1) * 2", 2, 6, "a comparison can only be a condition", "unsupported"),
-        ("x = 1.0\ny = x < 2\nz = y * x", 2, 5, "not a value to compute with", "unsupported"),
-        ("x = 1.0\nx == 1\ny = x", 2, 1, "only the last statement can be", "bare_expression"),
         ("x = [1.0, 2.0]\nprint(x == [1.0, 2.0, 3.0])", 2, 7,
          "cannot compare values of shapes (2,) and (3,)", "shape"),
-        ("x = 1.0\nprint(x in [1.0])", 2, 7, "only < > <= >= == != compare values", "unsupported"),
     ],
 )  # fmt: skip
-def test_a_comparison_used_as_a_value_stays_refused(
+def test_a_comparison_of_shapes_that_do_not_broadcast_is_refused(
     source: str, line: int, column: int, words: str, code: str
 ) -> None:
     e = refused(source)
@@ -272,7 +267,8 @@ def test_the_output_of_a_program_of_prints_is_the_last_value_printed() -> None:
     (g,) = torch.autograd.grad(torch.tanh(t), t, create_graph=True)
     (h,) = torch.autograd.grad(g, t)
     assert [float(p) for p in printed] == pytest.approx([g.item(), h.item()], rel=1e-12)
-    assert d["value"] == pytest.approx(h.item(), rel=1e-12)
+    # each jax.grad is a pass; the last one's output is tanh'(x), which it differentiates
+    assert d["value"] == pytest.approx(g.item(), rel=1e-12)
     d, _ = ran("print(x * x)\nprint('done')", {"x": 3.0})  # a string is not a value
     assert d["value"] == 9.0 and d["grads"] == {"x": 6.0}
     d, _ = ran("x = 3.0\nprint(x * x)")  # x = 3.0 gives a value: it is the output
@@ -303,11 +299,9 @@ def test_conversions_change_nothing_and_requires_grad_may_be_assigned() -> None:
 @pytest.mark.parametrize(
     ("source", "line", "column", "words"),
     [
-        ("import torch\nx = torch.zeros(2)\nx.requires_grad = False", 3, 19,
-         "only x.requires_grad = True is supported"),
-        ("x = 1.0\nx.grad = 2.0", 2, 1, "assigning to an attribute (x.grad = …) is not part"),
+        ("x = 1.0\nx.grad = 2.0", 2, 1, "x.grad is set to a tensor or None"),
         ("x = [1.0, 2.0]\nx[0] = 2.0", 2, 1, "assigning to an index (x[i] = …) is not part"),
-        ("x = [1.0, 2.0]\n(x + 1).requires_grad = True", 2, 1, "write name.requires_grad = True"),
+        ("x = [1.0, 2.0]\n(x + 1).requires_grad = True", 2, 1, "only a leaf's requires_grad"),
     ],
 )  # fmt: skip
 def test_assignments_to_a_part_are_refused_by_name(
@@ -323,10 +317,10 @@ def test_booleans_in_a_list_are_numbers_and_argnums_0_is_the_default() -> None:
         "import jax.numpy as jnp\nfrom jax import grad\nt = jnp.array([True, False])\n"
         "def f(w):\n    return (w * t).sum()\ng = grad(f, argnums=0)(jnp.array([2., 3.]))"
     )
-    d, _ = ran(source)
-    assert d["value"] == [1.0, 0.0]
+    d, _ = ran(source)  # jax.grad is a pass: its output f(w) = 2, its grad of w = t
+    assert d["value"] == 2.0 and d["grads"]["w"] == [1.0, 0.0]
     e = refused("from jax import grad\ndef f(w):\n    return w\ng = grad(f, argnums=1)(2.0)")
-    assert (e.line, e.column) == (4, 13) and "the keyword argnums is not supported" in e.message
+    assert (e.line, e.column) == (4, 13) and "argnums and has_aux are not supported" in e.message
 
 
 # --- every new spelling prints back as the program it means --------------------------------------

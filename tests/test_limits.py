@@ -77,6 +77,9 @@ def test_every_limit_is_covered_here() -> None:
         "max_statements",
         "max_call_depth",  # below, and tests/test_lang_functions.py, test_lang_hostile_flow.py
         "max_print_chars",  # below, and tests/test_lang_backward.py
+        "max_ops",  # below: the ops of every pass, forward and backward
+        "max_work",  # below
+        "max_list_items",  # below
     }
     assert {f.name for f in dataclasses.fields(Limits)} == covered
 
@@ -435,3 +438,48 @@ def test_printing_past_max_print_chars_is_cut_with_a_line_that_names_it() -> Non
     texts = [p["text"] for p in ran.printed]
     assert sum(len(t) for t in texts[:-1]) <= 500
     assert "max_print_chars" in texts[-1] and "500" in texts[-1]
+
+
+# --- the work of a whole run: max_ops, max_work, max_list_items ------------------------------
+
+
+def test_ops_of_every_pass_count_against_max_ops() -> None:
+    limits = Limits(max_ops=40)
+    # 3 forward ops, then 2 passes of 3-node graphs (3 ops walked, 2 backward steps each)
+    loop = "import torch\nw = torch.tensor(1.0, requires_grad=True)\nfor i in range({n}):\n"
+    loop += "    L = (w * 2 - 1) ** 2\n    L.backward()"
+    under(loop.format(n=3), limits)
+    e = over(loop.format(n=20), "max_ops", limits)
+    assert e.line in (4, 5)
+    with bounded(memory=None):  # a loop of backward calls on a 1,000-node graph stops at once
+        src = "x = 0.5\nh = x\nfor i in range(999):\n    h = h * 1.0001\n"
+        src += "for i in range(1000):\n    h.backward(retain_graph=True)"
+        over(src, "max_ops")
+
+
+def test_elements_computed_count_against_max_work() -> None:
+    limits = Limits(max_work=10_000)
+    under("X = ones(50, 50)\nL = (X * 2).sum()", limits)
+    over("X = ones(50, 50)\nfor i in range(10):\n    X = X * 1.5\nL = X.sum()", "max_work", limits)
+
+
+def test_lists_are_bounded_before_they_grow() -> None:
+    # with torch, [1.0] is Python's list (without, a tensor: its + adds)
+    limits = Limits(max_list_items=100)
+    bomb = "import torch\na = [1.0]\nfor i in range(19):\n    a = a + a\nprint(a)\nL = x"
+    under("import torch\na = [1.0] * 100\nL = sum(a) * x", limits)
+    e = over(bomb, "max_list_items", limits)
+    assert e.line == 4
+    with bounded():
+        over(bomb, "max_list_items")
+    with bounded():  # a list nested deep, printed: refused by name, never a RecursionError
+        e = refused_at(
+            "import torch\na = [1.0]\nfor i in range(995):\n    a = [a]\nprint(a)\nL = x"
+        )
+    assert "nested" in e.message
+
+
+def refused_at(source: str) -> ProgramError:
+    with pytest.raises(ProgramError) as info:
+        run(source)
+    return info.value

@@ -12,10 +12,12 @@ import numpy as np
 from engine.autograd import ops
 from engine.autograd.ops import shape_text
 from engine.autograd.value import Value
+from engine.errors import ProgramError
 from engine.language.interpreter import Interpreter
+from engine.words.messages import say
 from engine.language.library import LIBRARY, function
 from engine.language.printing import print_text
-from engine.language.values import Grad, Ints, Pending, describe, is_number
+from engine.language.values import Grad, Ints, Pending, describe, is_number, length
 
 BUILTINS: dict[str, Any] = {}
 
@@ -33,6 +35,25 @@ def builtin(name: str, *positional: str, **defaults: Any) -> Any:
 
 
 def print_call(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
+    """print(…): its line written as the program's library prints; once the run has made
+    max_print_chars characters of text, the output is cut there, with a line that says so,
+    and later prints show (and cost) nothing."""
+    if it.print_cut:
+        return
+    try:
+        print_line(it, args, dict(kwargs), node)
+    except ProgramError as err:
+        if err.limit != "max_print_chars":
+            raise
+        it.print_cut = True
+        it.emit("", node)
+        it.printed[-1].update(
+            text=say("printed_cut", "en", {"max": it.limits.max_print_chars}),
+            key="printed_cut", params={"max": it.limits.max_print_chars}, open=False,
+        )  # fmt: skip
+
+
+def print_line(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
     sep, end = kwargs.pop("sep", " "), kwargs.pop("end", "\n")
     kwargs.pop("flush", None)
     if kwargs:
@@ -59,7 +80,7 @@ def range_of(it: Interpreter, node: Any, a: Any, b: Any, c: Any) -> range:
 @builtin("len", "x")
 def length(it: Interpreter, node: Any, x: Any) -> int:
     if isinstance(x, list | tuple | str | range):
-        return len(x)
+        return length(x)
     if isinstance(x, Pending | Value | Grad | Ints):
         data = x.data if isinstance(x, Ints) else it.tensor(x, node).data
         if data.ndim == 0:

@@ -14,7 +14,10 @@ from engine.language.interpreter import Interpreter
 from engine.language.values import Closure, Function, Module, Return, Scope, describe
 
 # Keywords as PyTorch and NumPy spell them, and the language's own.
-KEYWORD_ALIASES = {"dim": "axis", "keepdim": "keepdims", "a_min": "min", "a_max": "max"}
+KEYWORD_ALIASES = {
+    "dim": "axis", "keepdim": "keepdims", "a_min": "min", "a_max": "max", "num": "steps",
+    "stop": "end",
+}  # fmt: skip
 # Keywords accepted and ignored: every value is float64 and on the CPU.
 IGNORED = frozenset({"dtype", "device", "out_dtype", "pin_memory", "layout", "memory_format"})
 
@@ -34,7 +37,6 @@ def make_function(it: Interpreter, node: ast.FunctionDef | ast.Lambda) -> Closur
 
 def call_value(it: Interpreter, f: Any, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     if isinstance(f, Function):
-        it.count("statements", node)
         if f.bound is not None:
             return f.run(it, [f.bound, *args], kwargs, node)
         return f.run(it, args, kwargs, node)

@@ -20,6 +20,7 @@ from engine.autograd import ops
 from engine.autograd.ops import BINARY_OPERATORS, shape_text
 from engine.autograd.value import Value
 from engine.language import names
+from engine.errors import Msg
 from engine.language.interpreter import Interpreter
 from engine.language.printing import format_value
 from engine.language.values import (
@@ -105,12 +106,14 @@ def binary(it: Interpreter, op: ast.operator, a: Any, b: Any, node: Any, parts: 
         if symbol in ("//", "%"):
             raise it.error("operator_on_tensor", node, "unsupported", op=symbol)
         if symbol == "**":
-            check_exponent(it, b, node)
+            check_exponent(it, b, parts[1] if parts else node)
         return it.op(BINARY_OPERATORS[symbol](), (a, b), node, parts)
     if isinstance(a, list | tuple | str) or isinstance(b, list | tuple | str):
         return sequence_op(it, symbol, python, a, b, node)
     if not (is_number(a) or isinstance(a, bool)) or not (is_number(b) or isinstance(b, bool)):
         raise it.error("operands", node, "invalid", op=symbol, a=describe(a), b=describe(b))
+    if symbol == "**":
+        check_exponent(it, b, parts[1] if parts else node)
     return number_op(it, symbol, python, a, b, node)
 
 
@@ -118,13 +121,9 @@ def number_op(it: Interpreter, symbol: str, python: Any, a: Any, b: Any, node: A
     """Python's arithmetic on numbers, a whole number's growth checked before it is made."""
     if symbol == "@":
         raise it.error("operands", node, "invalid", op=symbol, a=describe(a), b=describe(b))
-    if isinstance(a, int) and isinstance(b, int) and symbol in ("**", "*"):
-        bits = (
-            (b * max(abs(a), 1).bit_length())
-            if symbol == "**"
-            else (abs(a).bit_length() + abs(b).bit_length())
-        )
-        if bits > 64 and not (symbol == "**" and (abs(a) <= 1 or b < 0)):
+    if isinstance(a, int) and isinstance(b, int) and symbol in ("**", "*") and a and b:
+        bits = b * math.log2(abs(a)) if symbol == "**" else math.log2(abs(a)) + math.log2(abs(b))
+        if bits > 64:
             raise it.error("whole_too_large", node, "too_large")
     try:
         result = python(a, b)
@@ -255,6 +254,9 @@ def compare_one(it: Interpreter, op: ast.cmpop, a: Any, b: Any, node: Any) -> An
         found = any(_equal(a, x) for x in b)
         return found if isinstance(op, ast.In) else not found
     symbol, python = COMPARE[type(op)]
+    a, b = (none_grad(it, v) for v in (a, b))
+    if a is None or b is None:
+        return python(a, b) if symbol in ("==", "!=") else False  # PyTorch's None == t
     if isinstance(a, TENSORS) or isinstance(b, TENSORS):
         x, y = tensor_data(it, a, node), tensor_data(it, b, node)
         try:
@@ -273,6 +275,13 @@ def compare_one(it: Interpreter, op: ast.cmpop, a: Any, b: Any, node: Any) -> An
         return bool(python(a, b))
     except TypeError:
         raise it.error("cannot_compare", node, "invalid", a=describe(a), b=describe(b)) from None
+
+
+def none_grad(it: Interpreter, v: Any) -> Any:
+    """A grad not yet made: None in PyTorch (compared as None), zeros without torch."""
+    if isinstance(v, Grad) and v.owner.grad is None:
+        return None if it.torch else Ints(np.zeros(v.owner.data.shape))
+    return v
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -349,7 +358,7 @@ def generate(
 
     g = node.generators[k]
     if g.is_async:
-        raise it.refuse(node)
+        raise it.error("not_in_language", node, "unsupported", what=Msg("construct_async_for", {}))
     for item in it.iterate(it.eval(g.iter), g.iter):
         it.count("turns", node)
         bind(it, g.target, item, node)

@@ -13,7 +13,7 @@ import numpy as np
 from engine.autograd import ops
 from engine.autograd.value import Value
 from engine.language.interpreter import Interpreter
-from engine.language.values import Grad, Ints, Pending, describe, is_number
+from engine.language.values import Grad, Ints, Pending, describe, is_number, length
 
 KeyPart = int | slice | tuple[int, ...]
 
@@ -73,7 +73,7 @@ def index_list(it: Interpreter, v: Any, p: ast.AST) -> KeyPart:
         v.read_as_number = v.labels = True
         v = v.raw
     if isinstance(v, range):
-        _check_length(it, len(v), p)
+        _check_length(it, length(v), p)
         return tuple(v)
     if isinstance(v, Ints):
         data = v.data

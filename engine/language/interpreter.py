@@ -23,7 +23,7 @@ from engine.autograd.value import Span, Value
 from engine.errors import Msg, ProgramError, fail
 from engine.language.scan import Scan
 from engine.language.source import Source
-from engine.language.values import Grad, Ints, Pending, Scope, describe, is_number
+from engine.language.values import Grad, Ints, Pending, Scope, describe, is_number, length
 from engine.limits import Limits, check_deadline
 from engine.tracing.passes import Passes
 
@@ -54,9 +54,10 @@ class Interpreter:
         self.spans: dict[int, Span] = {}
         self.printed: list[dict[str, Any]] = []
         self.print_chars = 0
+        self.print_cut = False
         self.displays: list[Any] = []
         self.free: list[dict[str, Any]] = []
-        self.output: Value | None = None  # the last value given at the program's level
+        self.output: Any = None  # the last value given at the program's level
         self.output_alias: str | None = None
         self.last_value: tuple[Any, Any] | None = None  # the last statement's value and node
         self.last_printed: Value | None = None
@@ -116,6 +117,16 @@ class Interpreter:
                 limit="max_print_chars", max=limit,
             )  # fmt: skip
 
+    def check_turns(self, n: int, node: Any, alone: int = 0) -> None:
+        """A loop of `n` more turns may run (max_loop_iterations counts the turns of all
+        innermost loops), and no loop runs more than that alone."""
+        total = max(self.counted["turns"] + n, alone)
+        if total > self.limits.max_loop_iterations:
+            raise fail(
+                "limit_max_loop_iterations", self.where(node), code="too_large",
+                limit="max_loop_iterations", max=self.limits.max_loop_iterations, n=total,
+            )  # fmt: skip
+
     def check_items(self, n: int, node: Any) -> None:
         """A list of `n` items may be made (max_list_items)."""
         if n > self.limits.max_list_items:
@@ -149,9 +160,9 @@ class Interpreter:
         return self.error("not_in_language", node, "unsupported", what=what)
 
     # --- names ----------------------------------------------------------------------------
-    def set_var(self, name: str, value: Any) -> None:
+    def set_var(self, name: str, value: Any, node: Any = None) -> None:
         if name.startswith("__"):
-            raise self.error("dunder_name", None, "unsupported", name=name[:40])
+            raise self.error("dunder_name", node, "unsupported", name=name[:40])
         (self.scope.vars if self.scope is not None else self.env)[name] = value
 
     # --- values as tensors ----------------------------------------------------------------
@@ -172,6 +183,8 @@ class Interpreter:
             return self.constant(v.data.astype(np.float64), node)
         if isinstance(v, Grad):
             g = v.owner.grad
+            if g is None and not self.torch:
+                g = np.zeros(v.owner.data.shape)  # no torch, no None: zeros until a pass
             if g is None:
                 raise self.error("grad_is_none", node, "invalid")
             return self.constant(np.array(g, dtype=np.float64), node)
@@ -221,8 +234,12 @@ class Interpreter:
             if abs(int(v)) > 2**62:
                 raise self.error("whole_too_large", node, "too_large")
             return int(v)
-        what = "a fraction" if isinstance(v, float) else describe(v)
-        raise self.error("not_whole", node, "static", v=what)
+        if isinstance(v, float):
+            text = self.src.segment(self.where(node)) if self.where(node) else ""
+            if text and text != repr(v) and text != str(v):  # `2. * math.pi`: its value said
+                raise self.error("not_whole_fraction", node, "static", text=text, v=repr(v))
+            raise self.error("not_whole", node, "static", v=Msg("describe_fraction", {}))
+        raise self.error("not_whole", node, "static", v=describe(v))
 
     # --- graph nodes ------------------------------------------------------------------------
     def register(self, node: Value, where: Any) -> None:
@@ -274,7 +291,7 @@ class Interpreter:
         """May a value of `shape` be made? Its rank and elements (an empty value charged as
         ops.footprint counts it), before NumPy is asked to make it."""
         if len(shape) > ops.MAX_RANK:
-            raise fail("rank_message", self.where(where), code="shape", shape=shape_text(shape),
+            raise fail("rank_message", self.where(where), code="shape", n=len(shape),
                        max=ops.MAX_RANK)  # fmt: skip
         size = math.prod(shape)
         charged = size or ops.footprint(shape)
@@ -357,9 +374,10 @@ class Interpreter:
         if isinstance(v, list | tuple):
             return list(v)
         if isinstance(v, range):
-            self.check_items(len(v), node)
+            self.check_items(length(v), node)
             return list(v)
         if isinstance(v, Pending) and isinstance(v.raw, list | tuple):
+            v.read_as_number = True
             return list(v.raw)
         return list(self.iterate(v, node))
 
@@ -367,6 +385,13 @@ class Interpreter:
         """What a loop runs over, turn by turn (a range is never made whole)."""
         if isinstance(v, list | tuple | range):
             return v
+        if (
+            isinstance(v, Pending)
+            and isinstance(v.raw, list | tuple)
+            and v.node.seq not in self.registered
+        ):
+            v.read_as_number = True  # a list written out and looped over: Python's numbers
+            return v.raw
         if isinstance(v, Ints):
             self.check_items(v.data.shape[0] if v.data.ndim else 0, node)
             return [Ints(r) if r.ndim else int(r) for r in v.data]
@@ -420,8 +445,8 @@ class Interpreter:
 
     def set_output(self, value: Any, name: str, alias: bool, anonymous: bool = False) -> None:
         """The last value given at the program's level: the implicit pass's output."""
-        if isinstance(value, Pending):
-            self.output, self.output_alias = value, None  # type: ignore[assignment]
+        if isinstance(value, Pending | tuple):  # a pending leaf, or (number, node, name)
+            self.output, self.output_alias = value, None
             return
         self.output = value
         self.output_alias = name if alias or value.name != name else None
@@ -441,11 +466,16 @@ class Interpreter:
         if not self.passes.passes:
             if self.last_value is not None:
                 node, value = self.last_value
-                if not isinstance(value, Value | Pending):
+                if is_number(value) and not isinstance(value, bool):
+                    self.output = self.constant(_F64(value), node)  # a number: a constant
+                elif not isinstance(value, Value | Pending):
                     raise self.output_error(value, node)
             out: Any = self.output if self.output is not None else self.last_printed
             if isinstance(out, Pending):
                 out = self.materialize(out)
+            if isinstance(out, tuple):  # `y = i` in a loop: a number, the output a constant
+                number, where, name = out
+                out = self.constant(_F64(number), where, name=name)
             if out is None:
                 raise fail("no_output", Span(1, 1, 1, 1), code="no_output")
             if self.output_alias is not None and out.kind == "op":

@@ -25,9 +25,13 @@ from engine.language.values import Function, Grad, Ints, Pending, describe, is_n
 LIBRARY: dict[str, Function] = {}
 
 
-def function(name: str, *positional: str, usage: str = "", **defaults: Any) -> Callable:
-    """Register `impl(it, node, **arguments)` as the library function `name`."""
-    sig = Signature(name, positional, tuple(defaults.items()), usage or f"{name}(…)")
+def function(
+    name: str, *positional: str, usage: str = "", shown: str = "", **defaults: Any
+) -> Callable:
+    """Register `impl(it, node, **arguments)` as the library function `name` (`shown`: the
+    name its messages give it, when not `name`)."""
+    words = ", ".join(p.strip("*?") for p in positional)
+    sig = Signature(shown or name, positional, tuple(defaults.items()), usage or words)
 
     def register(impl: Callable[..., Any]) -> Callable[..., Any]:
         def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
@@ -160,13 +164,19 @@ def labels(it: Interpreter, t: Any, node: Any) -> int | tuple[int, ...]:
 
 
 # --- shapes -----------------------------------------------------------------------------
-def sizes(it: Interpreter, shape: Any, node: Any, inferred: bool = False) -> tuple[int, ...]:
+def sizes(
+    it: Interpreter, shape: Any, node: Any, inferred: bool = False, axes: bool = False
+) -> tuple[int, ...]:
     """A shape written as sizes (`zeros(2, 3)`), one tuple (`zeros((2, 3))`) or `x.shape`;
-    `inferred`: one -1 may stand for the size the others leave (reshape's)."""
-    if len(shape) == 1 and isinstance(shape[0], list | tuple):
+    `inferred`: one -1 may stand for the size the others leave (reshape's); `axes`: axes,
+    which count from the end when negative."""
+    written = len(shape) != 1 or not isinstance(shape[0], list | tuple)
+    if not written:
         shape = shape[0]
-    out = tuple(it.whole(d, node) for d in shape)
-    if any(d < (-1 if inferred else 0) for d in out):
+    out = tuple(
+        it.whole(d, argument_node(node, i) if written else node) for i, d in enumerate(shape)
+    )
+    if not axes and any(d < (-1 if inferred else 0) for d in out):
         raise it.error("negative_size", node, "shape", shape=str(out))
     return out
 
@@ -180,7 +190,7 @@ def reshape(it: Interpreter, node: Any, x: Any, shape: Any) -> Any:
 
 @function("transpose", "x", "*axes", usage="transpose(x, axes=None)")
 def transpose(it: Interpreter, node: Any, x: Any, axes: Any) -> Any:
-    order = sizes(it, axes, node) if axes and axes != (None,) else None
+    order = sizes(it, axes, node, axes=True) if axes and axes != (None,) else None
     return it.op(ops.Transpose(order), (x,), node)
 
 
@@ -260,6 +270,18 @@ def tensor(it: Interpreter, node: Any, data: Any, requires_grad: Any) -> Any:
     return made(it, it.array_of(data, node), node, requires_grad)
 
 
+@function("Tensor", "data", requires_grad=False, usage="torch.Tensor([numbers])")
+def float_tensor(it: Interpreter, node: Any, data: Any, requires_grad: Any) -> Any:
+    """torch.Tensor(numbers): float numbers, whole or not (torch.Tensor(3) would be 3
+    uninitialised numbers: refused)."""
+    if isinstance(data, int) and not isinstance(data, bool):
+        raise it.error("uninitialised", node, "arguments")
+    if isinstance(data, Ints):
+        data = data.data.tolist()
+    array = data.data.copy() if isinstance(data, Value) else it.array_of(data, node)
+    return made(it, array, node, requires_grad)
+
+
 def _whole_numbers(data: Any) -> bool:
     if isinstance(data, bool):
         return False
@@ -275,6 +297,9 @@ def _constructor(name: str, fill: Callable[[Interpreter, tuple[int, ...]], np.nd
     def run(
         it: Interpreter, node: Any, dims: Any, requires_grad: Any, size: Any, shape: Any
     ) -> Any:
+        for key, v in (("size", size), ("shape", shape)):
+            if v is not None and dims:
+                raise it.error("given_twice", keyword_node(node, key), "arguments", name=key)
         given = dims or next(((v,) for v in (size, shape) if v is not None), ())
         dims = sizes(it, given, node)
         it.check_shape(dims, node)
@@ -321,7 +346,9 @@ def spaced(name: str, torch_grid: bool) -> None:
     """arange(stop), arange(start, stop[, step]) and linspace(start, stop, n): NumPy's grid, or
     under torch's names torch's own (engine/autograd/grids.py)."""
 
-    @function(name, "start", "end?", "step?", requires_grad=False, usage="arange(0, 1, 0.25)")
+    shown = name.removeprefix("torch_")
+
+    @function(name, "start", "end?", "step?", requires_grad=False, shown=shown)
     def run(it: Interpreter, node: Any, start: Any, end: Any = None, step: Any = None,
             requires_grad: Any = False) -> Any:  # fmt: skip
         given = [v for v in (start, end, step) if v is not None]
@@ -343,7 +370,8 @@ def spaced(name: str, torch_grid: bool) -> None:
         return made(it, data[:n], node, requires_grad)
 
     @function(name.replace("arange", "linspace"), "start", "end", "steps", requires_grad=False,
-              usage="linspace(0, 1, 5)")  # fmt: skip
+              usage="start, end, steps, in order or by name",
+              shown=shown.replace("arange", "linspace"))  # fmt: skip
     def line(
         it: Interpreter, node: Any, start: Any, end: Any, steps: Any, requires_grad: Any
     ) -> Any:

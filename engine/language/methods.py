@@ -49,7 +49,7 @@ def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) 
     if attr == "t":
         return LIBRARY["transpose"].bind(v)
     if attr in CONVERSIONS:
-        return Function(attr, lambda it, args, kw, node: args[0]).bind(v)
+        return Function(attr, conversion).bind(v)
     if attr in transforms.TENSOR:
         return transforms.TENSOR[attr].bind(v)
     if attr in IN_PLACE or attr in ("copy_", "fill_", "zero_"):
@@ -67,6 +67,13 @@ def unknown_attribute(it: Interpreter, attr: str, node: Any) -> Any:
     if hint is not None:
         return it.error("unknown_method", node, "unknown_method", name=attr[:40], hint=hint)
     return it.error("attribute_access", node, "attribute", attr=attr[:40])
+
+
+def conversion(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    """`.double()`, `.float()`: every value is float64 already."""
+    if len(args) > 1 or kwargs:
+        raise it.error("no_arguments", node, "arguments", name=getattr(node.func, "attr", ""))
+    return args[0]
 
 
 def property_of(it: Interpreter, v: Value, attr: str) -> Any:
@@ -235,6 +242,8 @@ def set_tensor_attribute(it: Interpreter, owner: Any, attr: str, value: Any, nod
         if value is None:
             it.passes.set_grad(owner, None)
             return
+        if not isinstance(value, Value | Grad | Pending):
+            raise it.error("grad_assigned", node, "invalid", v=describe(value))
         it.passes.set_grad(owner, np.array(it.tensor(value, node).data, dtype=np.float64))
         return
     if attr == "data":

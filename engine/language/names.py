@@ -44,7 +44,7 @@ _TORCH = {
     **{f: f for f in _ARRAY}, "softmax": "softmax", "log_softmax": "log_softmax",
     "mm": "matmul", "dot": "matmul", "pow": "pow", "max": "maximum", "min": "minimum",
     "cat": "cat", "concat": "cat", "concatenate": "cat", "clamp": "clamp", "clip": "clamp",
-    "randn": "randn", "rand": "rand", "tensor": "tensor", "as_tensor": "tensor", "Tensor": "tensor",
+    "randn": "randn", "rand": "rand", "tensor": "tensor", "as_tensor": "tensor", "Tensor": "Tensor",
     "detach": "const", "t": "transpose", "permute": "transpose", "transpose": "swapaxes",
     "randn_like": "randn_like", "rand_like": "rand_like", "norm": "norm", "arange": "torch_arange",
     "linspace": "torch_linspace", "manual_seed": "seed", "no_grad": "no_grad",
@@ -130,8 +130,8 @@ def lookup(it: Interpreter, name: str, node: ast.AST) -> Any:
     if name in BARE:
         return function_named(BARE[name])
     if name in it.scan.assigned:
-        if it.calls and name in it.scan.module_assigned:
-            raise it.error("used_before_assigned", node, "unbound", name=name)
+        if it.scope is None and name not in it.scan.module_assigned:
+            raise it.error("local_only", node, "unbound", name=name)
         raise it.error("used_before_assigned", node, "unbound", name=name)
     if name in STANDARD:
         raise it.error("not_imported", node, "import", name=name, line=STANDARD[name])
@@ -281,3 +281,5 @@ def enter(it: Interpreter, manager: Any, node: Any, body: Callable[[], None]) ->
 
 
 __all__ = ["MODULES", "lookup", "np"]
+
+from engine.language import transforms as _transforms  # noqa: E402,F401  (fills SPECIAL)

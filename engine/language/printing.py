@@ -22,7 +22,6 @@ EDGE = 3
 LINE = 80  # PyTorch's linewidth: a row with more elements than fit is wrapped
 MAX_NESTING = 64  # lists inside lists a print follows
 MAX_FIELD = 100  # a format's width or precision ("%.100000f" is refused)
-CUT_NOTE = "… (the printed output is cut"  # the start of the line that ends a cut output
 
 
 def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False) -> str:

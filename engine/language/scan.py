@@ -17,6 +17,11 @@ CONSTRUCTORS = frozenset({
     "asarray", "as_tensor", "Tensor", "standard_normal", "random", "normal", "uniform",
 })  # fmt: skip
 NOT_CONSTANT = frozenset({"grad", "const", "detach", "stop_gradient", "print"})
+# Calls whose arguments are sizes or counts, and keywords that are (a name read there holds a
+# number, not a parameter: `n = 3` with `zeros(n, 2)`), and calls that run over a list.
+SIZE_CALLS = CONSTRUCTORS | frozenset({"range", "reshape", "view", "size", "permute", "eye"})
+SIZE_KEYWORDS = frozenset({"axis", "dim", "size", "shape", "steps", "num", "axes"})
+LIST_CALLS = frozenset({"zip", "enumerate"})
 LABEL_CALLS = frozenset({"cross_entropy"})
 
 
@@ -56,10 +61,7 @@ class Scan:
                 key = node.slice
                 parts = key.elts if isinstance(key, ast.Tuple) else [key]
                 self.labels.update(p.id for p in parts if isinstance(p, ast.Name))
-        self.module_assigned = {
-            t.id for s in tree.body if isinstance(s, ast.Assign) for t in s.targets
-            if isinstance(t, ast.Name)
-        }  # fmt: skip
+        self.module_assigned = outside_functions(tree)
         from engine.language.names import BUILTIN_NAMES, STANDARD
 
         loads.sort(key=lambda n: (n.lineno, n.col_offset))
@@ -75,6 +77,8 @@ class Scan:
             free[name] = None
         self.free = tuple(free)
         self.labels &= set(self.free)
+        self.numbers = numbers_read(tree)
+        self.outer_loops = outer_loops(tree)
         self.warnings: tuple[NameWarning, ...] = name_warnings(tree, self.free, src)
 
     def imported(self, node: ast.Import | ast.ImportFrom) -> None:
@@ -175,4 +179,97 @@ def own_names(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
         elif isinstance(n, ast.Lambda | ast.ListComp | ast.GeneratorExp):
             continue
         todo.extend(ast.iter_child_nodes(n))
+    return frozenset(found)
+
+
+def numbers_read(tree: ast.AST) -> frozenset[str]:
+    """The names a program reads as numbers or as lists of them, not as parameters: sizes
+    (`zeros(n, m)`, `range(n)`, `axis=k`), indices (`xs[i]`), `//` and `%` operands, and
+    lists looped over (`for row in X`, `zip(ws, xs)`); and the names their values read
+    (`m = n // 2 + 1`). Such a name bound to a literal holds the number, not a leaf."""
+    found: set[str] = set()
+    values: dict[str, list[ast.AST]] = {}
+
+    def names_in(node: ast.AST) -> set[str]:
+        """The bare names an expression reads: not those whose attribute, item or length
+        it reads (`x.shape`, `xs[0]`, `len(x)`: x holds a value, not a number)."""
+        out: set[str] = set()
+        todo = [node]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, ast.Name):
+                out.add(n.id)
+            elif isinstance(n, ast.Attribute):
+                continue
+            elif isinstance(n, ast.Subscript):
+                todo.append(n.slice)
+            elif isinstance(n, ast.Call):
+                if getattr(n.func, "id", "") != "len":
+                    todo.extend(n.args)
+                    todo.extend(k.value for k in n.keywords)
+            else:
+                todo.extend(ast.iter_child_nodes(n))
+        return out
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            func = node.func
+            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+            if name in SIZE_CALLS:
+                for a in node.args:
+                    if not (name in ("reshape", "view") and a is node.args[0] and
+                            isinstance(func, ast.Name)):  # fmt: skip
+                        found |= names_in(a)
+            if name in LIST_CALLS:
+                found |= {a.id for a in node.args if isinstance(a, ast.Name)}
+            for kw in node.keywords:
+                if kw.arg in SIZE_KEYWORDS:
+                    found |= names_in(kw.value)
+        elif isinstance(node, ast.Subscript):
+            found |= names_in(node.slice)
+        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.Mod):
+            found |= names_in(node.left) | names_in(node.right)
+        elif isinstance(node, ast.For | ast.comprehension) and isinstance(node.iter, ast.Name):
+            found.add(node.iter.id)
+        elif isinstance(node, ast.Assign):
+            for t in node.targets:
+                if isinstance(t, ast.Name):
+                    values.setdefault(t.id, []).append(node.value)
+    todo = list(found)
+    while todo:  # the names a number's value reads are numbers too
+        for value in values.get(todo.pop(), ()):
+            for name in names_in(value) - found:
+                found.add(name)
+                todo.append(name)
+    return frozenset(found)
+
+
+def outside_functions(tree: ast.Module) -> frozenset[str]:
+    """The names bound outside any def or lambda: the program's own."""
+    found: set[str] = set()
+    todo: list[ast.AST] = list(tree.body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.FunctionDef):
+            found.add(n.name)
+            continue
+        if isinstance(n, ast.Lambda | ast.ListComp | ast.GeneratorExp):
+            continue
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
+            found.add(n.id)
+        elif isinstance(n, ast.Import | ast.ImportFrom):
+            found.update(a.asname or a.name.split(".")[0] for a in n.names)
+        todo.extend(ast.iter_child_nodes(n))
+    return frozenset(found)
+
+
+def outer_loops(tree: ast.AST) -> frozenset[int]:
+    """The loops with another loop inside (ids of their nodes): the turns max_loop_iterations
+    counts are the innermost loops', so nested loops multiply (2 × 3 is 6 turns)."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For | ast.While):
+            inner = (n for s in node.body for n in ast.walk(s))
+            if any(isinstance(n, ast.For | ast.While | ast.comprehension) for n in inner):
+                found.add(id(node))
     return frozenset(found)

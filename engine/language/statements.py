@@ -32,6 +32,7 @@ from engine.language.values import (
     Pending,
     Return,
     is_number,
+    length,
 )
 
 Handler = Callable[..., None]
@@ -48,6 +49,7 @@ def assign(it: Interpreter, node: ast.Assign, last: bool = False) -> None:
         isinstance(single, ast.Name)
         and it.scope is None
         and (not it.torch or single.id in it.scan.leaf_names)
+        and single.id not in it.scan.numbers
         and it.scan.is_constant(node.value)
     ):
         value = constant_leaf(it, single.id, node.value, mark)
@@ -60,8 +62,11 @@ def assign(it: Interpreter, node: ast.Assign, last: bool = False) -> None:
     for target in targets:
         bind(it, target, value, node)
     first = targets[0]
-    if isinstance(value, Value | Pending) and it.scope is None and isinstance(first, ast.Name):
-        it.set_output(value, first.id, alias=isinstance(node.value, ast.Name))
+    if it.scope is None and isinstance(first, ast.Name):
+        if isinstance(value, Value | Pending):
+            it.set_output(value, first.id, alias=isinstance(node.value, ast.Name))
+        elif is_number(value) and not isinstance(value, bool):
+            it.set_output((value, node.value, first.id), first.id, alias=False)
     if last:
         it.last_value = (node.value, value)
 
@@ -91,7 +96,7 @@ def leaves_of_tuple(it: Interpreter, target: ast.Tuple, value: ast.Tuple, mark: 
         return it.eval(value)
     out = []
     for t, e in zip(target.elts, value.elts, strict=True):
-        if not it.torch and it.scan.is_constant(e):
+        if not it.torch and t.id not in it.scan.numbers and it.scan.is_constant(e):  # type: ignore[attr-defined]
             out.append(constant_leaf(it, t.id, e, len(it.nodes)))  # type: ignore[attr-defined]
         else:
             out.append(it.eval(e))
@@ -109,7 +114,7 @@ def bind(it: Interpreter, target: ast.expr, value: Any, node: ast.AST) -> None:
             value.node.name = name
         elif isinstance(value, Closure) and value.name == "lambda":
             value.name = name  # `f = lambda …` is f in messages
-        it.set_var(name, value)
+        it.set_var(name, value, target)
         return
     if isinstance(target, ast.Tuple | ast.List):
         if any(isinstance(e, ast.Starred) for e in target.elts):
@@ -151,7 +156,7 @@ def augmented(it: Interpreter, node: ast.AugAssign, last: bool = False) -> None:
         return
     if isinstance(current, Value) and it.torch and current.kind == "leaf":
         raise it.error("leaf_in_place", node, "in_place", name=target.id)
-    value = binary(it, node.op, current, right, node)
+    value = binary(it, node.op, current, right, node, (target, node.value))
     bind(it, target, value, node)
     if isinstance(value, Value) and it.scope is None:
         it.set_output(value, target.id, alias=False)
@@ -215,10 +220,13 @@ def for_loop(it: Interpreter, node: ast.For, last: bool = False) -> None:
     if isinstance(node.target, ast.Name) and node.target.id in names.BUILTIN_NAMES:
         raise it.error("function_name_taken", node.target, name=node.target.id)
     items = it.iterate(it.eval(node.iter), node.iter)
+    counts = id(node) not in it.scan.outer_loops
+    if isinstance(items, range | list | tuple):  # its length known: refused before it runs
+        it.check_turns(length(items) if counts else 0, node, length(items))
     it.loops += 1
     try:
         for item in items:
-            it.count("turns", node)
+            it.count("turns" if counts else "statements", node)
             bind(it, node.target, item, node)
             if not turn(it, node.body):
                 break
@@ -231,8 +239,9 @@ def while_loop(it: Interpreter, node: ast.While, last: bool = False) -> None:
         raise it.error("loop_else", node, "unsupported", word="while")
     it.loops += 1
     try:
+        counts = "turns" if id(node) not in it.scan.outer_loops else "statements"
         while truth(it, it.eval(node.test), node.test):
-            it.count("turns", node)
+            it.count(counts, node)
             if not turn(it, node.body):
                 break
     finally:
@@ -295,7 +304,7 @@ def import_statement(
     it: Interpreter, node: ast.Import | ast.ImportFrom, last: bool = False
 ) -> None:
     for local, value in names.imported(it, node):
-        it.set_var(local, value)
+        it.set_var(local, value, node)
 
 
 def assertion(it: Interpreter, node: ast.Assert, last: bool = False) -> None:

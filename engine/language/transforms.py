@@ -14,10 +14,11 @@ import numpy as np
 from engine.autograd import optim
 from engine.autograd.ops import OpError
 from engine.autograd.value import Value
-from engine.language.calls import Signature, call_value
+from engine.language.calls import Signature, argument_node, call_value, keyword_node
 from engine.errors import Msg
 from engine.language.interpreter import Interpreter
 from engine.language.library import LIBRARY, number, sizes
+from engine.limits import limit_named
 from engine.language.values import Closure, Function, Grad, Ints, Opaque, Pending, describe
 
 
@@ -87,21 +88,27 @@ def graph_gradients(it: Interpreter, output: Value, wrt: list[Value], node: Any)
             max_new_elements=max(1, it.limits.max_total_elements - it.elements),
         )  # fmt: skip
     except OpError as err:
-        raise it.error("grad_failed", node, err.code, inner=err.message) from None
+        limit = limit_named(err.message) if err.code == "too_large" else None
+        raise it.error("grad_failed", node, err.code, limit=limit, inner=err.message) from None
     for n in made:
         it.count("ops", node)
         if not np.isfinite(n.data).all():
             raise it.error("grad_not_finite", node, "non_finite")
         it.register(n, node)
         n.text = formula(n) if n.op is not None else None
-    it.passes.grads_built.append({"output": output, "wrt": wrt, "results": results,
-                                  "nodes": made, "span": it.where(node)})  # fmt: skip
+    for w, r in zip(wrt, results, strict=True):
+        it.passes.grads_built.append(
+            {"output": output, "wrt": w, "result": r, "nodes": made, "span": it.where(node)}
+        )
     return results
 
 
 @special("grad", "f", "x?", argnums=0, has_aux=False, usage="grad(L, x) or grad(f)")
 def language_grad(it: Interpreter, node: Any, f: Any, x: Any, argnums: Any, has_aux: Any) -> Any:
     """grad(L, x): ∂L/∂x built as graph nodes; grad(f): the function x ↦ ∂f(x)/∂x, built so."""
+    if argnums != 0 or has_aux:
+        where = keyword_node(node, "argnums" if argnums else "has_aux")
+        raise it.error("grad_options", where, "keyword")
     if x is None:
         return transform(it, f, node, as_pass=False)
     if isinstance(x, list | tuple) and len(x) == 1:
@@ -117,13 +124,15 @@ def jax_grad(it: Interpreter, node: Any, f: Any, argnums: Any, has_aux: Any) -> 
     """jax.grad(f) and torch.func.grad(f): called at the program's level, a pass (its
     backward steps are the trace's); inside another transform, a graph to differentiate."""
     if argnums != 0 or has_aux:
-        raise it.error("grad_options", node, "keyword")
+        where = keyword_node(node, "argnums" if argnums else "has_aux")
+        raise it.error("grad_options", where, "keyword")
     return transform(it, f, node, as_pass=True)
 
 
 def transform(it: Interpreter, f: Any, node: Any, as_pass: bool) -> Function:
     if not isinstance(f, Closure | Function):
-        raise it.error("grad_needs_function", node, "arguments", v=describe(f))
+        where = argument_node(node, 0)
+        raise it.error("grad_needs_function", where, "arguments", v=describe(f))
     name = f"grad({f.name})"
 
     def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], call: Any) -> Any:

@@ -117,6 +117,14 @@ class Continue(Exception):  # noqa: N818
     """`continue`: ends the innermost loop's turn."""
 
 
+def length(v: Any) -> int:
+    """len(v), for a range of any size too (past 2⁶³ CPython's len overflows)."""
+    if isinstance(v, range):
+        step = v.step
+        return max(0, (v.stop - v.start + step - (1 if step > 0 else -1)) // step)
+    return len(v)
+
+
 def is_number(v: Any) -> bool:
     return (isinstance(v, int | float) and not isinstance(v, bool)) or isinstance(
         v, np.floating | np.integer

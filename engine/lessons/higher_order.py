@@ -34,7 +34,7 @@ def higher(run: Run) -> dict[str, Any]:
         # The second pass's grads, by leaf (backward never changes a grad in place).
         analytic_of = {leaf.seq: leaf.grad for leaf in run.leaves}
     calls = []
-    for call in run.graph.grads_built:
+    for call in run.grads_built:
         span = call["span"]
         calls.append(
             {

@@ -209,6 +209,7 @@ class Passes:
             root.data, {leaf.seq: leaf.data for leaf in self.leaves},
             {leaf.seq: leaf.grad for leaf in self.leaves},
         )  # fmt: skip
+        p.topo = topo
         p.numbers = self.cost(topo, root)
         self.room_for(p, node)
         recorder = TraceRecorder(self.accumulate)
@@ -228,27 +229,51 @@ class Passes:
         return p
 
     def cost(self, topo: list[Value], root: Value) -> int:
-        """The numbers this pass's steps will carry (engine/tracing/cost.py's count)."""
-        total = root.data.size + self.summary_numbers()
+        """The numbers this pass's trace will carry, counted before it runs: the seed, each
+        op's upstream grad and its edges' terms, the value and grad of each node it made (the
+        leaves' with the first pass), and its summary."""
+        return sum(self.costs(topo, root).values()) + root.data.size + self.summary_numbers()
+
+    def costs(self, topo: list[Value], root: Value) -> dict[int, int]:
+        """The numbers each node adds to this pass's trace, by seq."""
+        index = len(self.passes)
+        out: dict[int, int] = {}
+        for n in self.it.nodes:
+            if self.pass_of.get(n.seq) == index or (index == 0 and n.kind == "leaf"):
+                out[n.seq] = 2 * n.data.size
         for n in topo:
             if n.op is not None and n.requires_grad:
-                total += 3 * n.data.size + sum(
-                    NUMBERS_PER_EDGE * x.data.size for x in n.inputs if x.requires_grad
+                out[n.seq] = (
+                    out.get(n.seq, 0)
+                    + n.data.size
+                    + sum(NUMBERS_PER_EDGE * x.data.size for x in n.inputs if x.requires_grad)
                 )
-        return total
+        return out
 
     def room_for(self, p: Pass, node: Any) -> None:
         """Make room for this pass's steps, which are kept (it is the latest): the passes
         between the first and it are summarised, oldest first, until it fits; a pass too large
-        to keep beside the first is the limit's error."""
+        to keep beside the first is the limit's error, at the node that takes it over (or at
+        the backward call)."""
         limit = self.it.limits.max_trace_numbers
         while self.numbers + p.numbers > limit and self.make_room():
             pass
         if self.numbers + p.numbers > limit and len(self.passes) > 1 and self.passes[-1].kept:
             self.summarise(self.passes[-1])  # the latest until now: this one is later
         if self.numbers + p.numbers > limit:
-            raise fail("limit_max_trace_numbers", self.it.where(node), code="too_large",
+            where = self.it.where(node) if node is not None else self.crossing(p, limit)
+            raise fail("limit_max_trace_numbers", where, code="too_large",
                        limit="max_trace_numbers", max=limit)  # fmt: skip
+
+    def crossing(self, p: Pass, limit: int) -> Span | None:
+        """The node whose numbers take this pass's trace over `limit`, in creation order."""
+        total = self.numbers + p.value.size + self.summary_numbers()
+        by_seq = {n.seq: n for n in p.topo} | {n.seq: n for n in self.it.nodes}
+        for seq, numbers in sorted(self.costs(p.topo, p.output).items()):
+            total += numbers
+            if total > limit:
+                return by_seq[seq].span
+        return None
 
 
 def backward_error(err: BackwardError) -> Any:

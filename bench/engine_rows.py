@@ -12,8 +12,7 @@ from engine.autograd import ops
 from engine.autograd.backward import backward
 from engine.autograd.graph import reachable
 from engine.autograd.value import Value, constant, leaf
-from engine.language.build import build
-from engine.language.parse import parse
+from engine.program import run_program
 from engine.tracing.labels import assign_labels
 from engine.tracing.record import TraceRecorder
 
@@ -140,8 +139,7 @@ def recording(quick: bool) -> dict[str, Any]:
     out: dict[str, Any] = {}
     reps = 10 if quick else 40
     for name, source in (("mlp", mlp_program()), ("dag500", sized_program(500))):
-        with ops.quiet():
-            graph = build(parse(source), None)
+        graph = run_program(source)
         assign_labels(graph.nodes)
 
         def plain(root: Value = graph.output) -> None:

@@ -40,7 +40,7 @@ class Limits:
     max_exponent: float = 1_024.0  # |b| for a constant exponent in a ** b
     max_loop_iterations: int = 10_000  # iterations of all loops, nested ones multiplied
     # how deeply brackets nest, and how deeply calls, indexes, operators, lists and loops nest
-    # inside one another, each counted apart (engine/language/guards.py, check_depth)
+    # inside one another, each counted apart (engine/language/source.py and scan.py's walk)
     max_depth: int = 64
     max_statements: int = 20_000  # statements run, loops unrolled and calls inlined (each call one)
     max_call_depth: int = 32  # calls of the program's own functions inside one another

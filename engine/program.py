@@ -36,7 +36,7 @@ def read_cached(source: str, limits: Limits) -> tuple[Source, Scan]:
     """The checked syntax tree and what is known of it before it runs, remembered (neither
     changes once made): a program's picture and page run it again."""
     src = read(source, limits)
-    return src, Scan(src)
+    return src, Scan(src, limits.max_depth)
 
 
 def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Scan:

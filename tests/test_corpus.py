@@ -64,9 +64,9 @@ def logistic(t: Any, w: Any) -> Any:
 
 
 def logistic_w_grad() -> tuple[Any, dict[str, Any]]:
-    """W_grad = grad(loss)(W, b) is the output: PyTorch's grad of the loss by W."""
-    _, (w_grad,) = torch_numbers(logistic, [0.1, -0.2, 0.3])
-    return w_grad, {}
+    """W_grad = grad(loss)(W, b) is a pass: its output the loss, PyTorch's grad of it by W."""
+    loss, (w_grad,) = torch_numbers(logistic, [0.1, -0.2, 0.3])
+    return loss, {"W": w_grad}
 
 
 def staged_backward() -> tuple[float, dict[str, Any]]:
@@ -101,7 +101,8 @@ EXPECTED: dict[str, Any] = {
     "d2l_autograd_nonscalar": (None, {"x": [0.0, 2.0, 4.0, 6.0]}),
     "d2l_autograd_detach": (36.0, {"x": [0.0, 1.0, 4.0, 9.0]}),
     "d2l_autograd_detach_sum": (36.0, {"x": [0.0, 1.0, 4.0, 9.0]}),
-    "jax_cookbook_grad_tanh": (0.070650816, {}),
+    # jax.grad(f)(x) is a pass: its output f(x), the grad of its leaf f'(x) (and printed)
+    "jax_cookbook_grad_tanh": (0.96402758, {"x": 0.070650816}),
     "jax_cookbook_logistic": logistic_w_grad,
     "micrograd_readme": (24.7041, {"a": 138.8338, "b": 645.5773}),
     "micrograd_readme_plain": (24.7041, {"a": 138.8338, "b": 645.5773}),
@@ -120,11 +121,12 @@ EXPECTED: dict[str, Any] = {
     "pytorch_polynomial_autograd": None,
     "d2l_autograd_control_flow": (None, {}),  # random a: RELATIONS
     "d2l_autograd_control_flow_jax": None,
-    "d2l_autograd_jax_dot": ([0.0, 4.0, 8.0, 12.0], {}),
-    "d2l_autograd_jax_sum": ([1.0, 1.0, 1.0, 1.0], {}),
-    "d2l_autograd_jax_nonscalar": ([0.0, 2.0, 4.0, 6.0], {}),
-    "d2l_autograd_jax_detach": ([0.0, 1.0, 4.0, 9.0], {}),  # the compared grad, u = x * x
-    "jax_cookbook_higher_tanh": (0.25265405, {}),  # the last printed: the third derivative
+    "d2l_autograd_jax_dot": (28.0, {"x": [0.0, 4.0, 8.0, 12.0]}),
+    "d2l_autograd_jax_sum": (6.0, {"x": [1.0, 1.0, 1.0, 1.0]}),
+    "d2l_autograd_jax_nonscalar": (14.0, {"x": [0.0, 2.0, 4.0, 6.0]}),
+    "d2l_autograd_jax_detach": (36.0, {"x": [0.0, 1.0, 4.0, 9.0]}),  # u = x * x, compared
+    # the last pass differentiates tanh'' (its output, -0.1362…) to the third derivative
+    "jax_cookbook_higher_tanh": (-0.13621868, {"x": -0.13621868, "x_2": 0.25265405}),
     "cs231n_simple_expression_backward": (-4.0, {}),
     "cs231n_staged_backward": staged_backward,
     "cs231n_case_study_linear": None,  # random data and weights
@@ -229,8 +231,6 @@ NEEDS = {
     "micrograd_readme": "micrograd's Value class is not an allowed import; f-strings",
     "karpathy_makemore_cross_entropy": "logits.max(1, keepdim=True).values (max of one value "
     "over an axis: the language has max(a, b) only)",
-    "d2l_autograd_dot": "bare x and y lines before the end (a notebook shows each cell's last "
-    "line; a program shows only its own last line)",
     "pytorch_polynomial_numpy": "the % operator; f-strings; 2,000 steps of 2,000-element "
     "tensors are past max_nodes",
     "pytorch_polynomial_autograd": "torch.accelerator and set_default_device; f-strings; the % "

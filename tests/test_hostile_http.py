@@ -410,8 +410,8 @@ def test_a_nan_that_slipped_through_still_gives_strict_json(
     def broken_run(*a: Any, **k: Any) -> Any:  # a Run whose trace holds NaNs, nothing printed
         return types.SimpleNamespace(
             trace=NaNTrace(),
-            graph=types.SimpleNamespace(free=[]),
-            program=types.SimpleNamespace(warnings=()),
+            free=[],
+            warnings=[],
             printed=[],
         )
 

@@ -32,6 +32,7 @@ from engine.language.values import (
     Scope,
     describe,
     is_number,
+    length,
 )
 
 # ast operator -> (its symbol, the Python function for numbers)
@@ -108,6 +109,10 @@ def binary(it: Interpreter, op: ast.operator, a: Any, b: Any, node: Any, parts: 
         if symbol == "**":
             check_exponent(it, b, parts[1] if parts else node)
         return it.op(BINARY_OPERATORS[symbol](), (a, b), node, parts)
+    if not it.torch and (numbers_list(a) or numbers_list(b)):  # without torch, a tensor
+        if symbol == "**":
+            check_exponent(it, b, parts[1] if parts else node)
+        return it.op(BINARY_OPERATORS[symbol](), (a, b), node, parts)
     if isinstance(a, list | tuple | str) or isinstance(b, list | tuple | str):
         return sequence_op(it, symbol, python, a, b, node)
     if not (is_number(a) or isinstance(a, bool)) or not (is_number(b) or isinstance(b, bool)):
@@ -115,6 +120,14 @@ def binary(it: Interpreter, op: ast.operator, a: Any, b: Any, node: Any, parts: 
     if symbol == "**":
         check_exponent(it, b, parts[1] if parts else node)
     return number_op(it, symbol, python, a, b, node)
+
+
+def numbers_list(v: Any) -> bool:
+    """A list of numbers, nested: a tensor's value in a program without torch (a tuple, as
+    a shape is, stays Python's)."""
+    if not isinstance(v, list) or not v:
+        return False
+    return all(numbers_list(x) if isinstance(x, list | tuple) else is_number(x) for x in v)
 
 
 def number_op(it: Interpreter, symbol: str, python: Any, a: Any, b: Any, node: Any) -> Any:
@@ -165,6 +178,7 @@ def sequence_op(it: Interpreter, symbol: str, python: Any, a: Any, b: Any, node:
         it.check_chars(size, node)
     else:
         it.check_items(size, node)
+        it.count("work", node, size)
     return python(a, b)
 
 
@@ -359,7 +373,10 @@ def generate(
     g = node.generators[k]
     if g.is_async:
         raise it.error("not_in_language", node, "unsupported", what=Msg("construct_async_for", {}))
-    for item in it.iterate(it.eval(g.iter), g.iter):
+    items = it.iterate(it.eval(g.iter), g.iter)
+    if isinstance(items, range | list | tuple):  # its length known: refused before it runs
+        it.check_turns(length(items), node)
+    for item in items:
         it.count("turns", node)
         bind(it, g.target, item, node)
         if all(truth(it, it.eval(c), c) for c in g.ifs):

@@ -19,7 +19,11 @@ KeyPart = int | slice | tuple[int, ...]
 
 
 def index(it: Interpreter, value: Any, key_node: ast.expr, node: ast.AST) -> Any:
+    from engine.language.expressions import numbers_list
+
     parts = key_node.elts if isinstance(key_node, ast.Tuple) else [key_node]
+    if not it.torch and ((is_number(value) and not isinstance(value, bool)) or numbers_list(value)):
+        value = it.tensor(value, node)  # numbers, without torch: a value
     if isinstance(value, list | tuple | str | range):
         if len(parts) != 1:
             raise it.error("index_sequence", node, "index", v=describe(value))

@@ -134,7 +134,6 @@ class Interpreter:
                 "limit_max_list_items", self.where(node), code="too_large",
                 limit="max_list_items", max=self.limits.max_list_items, n=n,
             )  # fmt: skip
-        self.count("work", node, n)
 
     # --- positions and refusals ---------------------------------------------------------
     def where(self, node: Any) -> Span | None:
@@ -321,6 +320,7 @@ class Interpreter:
                     work = op.work_elements(*shapes)
                     if work > self.limits.max_tensor_elements:
                         raise self.error("limit_op_inside", where, "too_large",
+                                         limit="max_tensor_elements",
                                          op=op.name, shapes=" and ".join(map(shape_text, shapes)),
                                          n=work, max=self.limits.max_tensor_elements)  # fmt: skip
             result = ops.apply(op, *values)
@@ -476,6 +476,7 @@ class Interpreter:
             if isinstance(out, tuple):  # `y = i` in a loop: a number, the output a constant
                 number, where, name = out
                 out = self.constant(_F64(number), where, name=name)
+                out.text = repr(float(number))
             if out is None:
                 raise fail("no_output", Span(1, 1, 1, 1), code="no_output")
             if self.output_alias is not None and out.kind == "op":

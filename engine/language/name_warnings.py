@@ -96,35 +96,12 @@ def deletions(name: str) -> list[str]:
     return [name] + [name[:i] + name[i + 1 :] for i in range(len(name))]
 
 
-def bound_names(tree: ast.AST) -> set[str]:
-    """Every name the program binds anywhere: assignment, loop and comprehension targets,
-    def names, their arguments and lambdas' (imports' names are modules, not values)."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-    return names
-
-
-def first_uses(tree: ast.AST, names: set[str]) -> dict[str, ast.Name]:
-    """The first read (in the source's order) of each of `names`."""
-    first: dict[str, ast.Name] = {}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and node.id in names and isinstance(node.ctx, ast.Load):
-            seen = first.get(node.id)
-            if seen is None or (node.lineno, node.col_offset) < (seen.lineno, seen.col_offset):
-                first[node.id] = node
-    return first
-
-
-def name_warnings(tree: ast.AST, free: Iterable[str], source: Any) -> tuple[NameWarning, ...]:
-    """A warning for each free name one edit from a bound name, in the order of first use
-    (all of them: which are shown depends on the values given, `shown`)."""
-    bound = bound_names(tree)
+def name_warnings(
+    loads: list[ast.Name], bound: set[str], free: Iterable[str], source: Any
+) -> tuple[NameWarning, ...]:
+    """A warning for each free name one edit from a bound name, at its first read (`loads`:
+    every read of a name, in source order), in the order of first use (all of them: which are
+    shown depends on the values given, `shown`)."""
     free = [n for n in free if n not in bound]
     if not free or not bound:
         return ()
@@ -134,13 +111,12 @@ def name_warnings(tree: ast.AST, free: Iterable[str], source: Any) -> tuple[Name
             for key in deletions(name):
                 index.setdefault(key, set()).add(name)
     found = {n: m for n in free if (m := meant(n, index)) is not None}
-    uses = first_uses(tree, set(found))
-    out = []
-    for name, target in found.items():
-        node = uses.get(name)
-        if node is None:  # read only where a Name is not (an attribute's root is one)
-            continue
-        out.append(NameWarning(name, target, source.span(node)))
+    uses: dict[str, ast.Name] = {}
+    for node in loads:
+        if node.id in found and node.id not in uses:
+            uses[node.id] = node
+    out = [NameWarning(name, target, source.span(uses[name])) for name, target in found.items()
+           if name in uses]  # fmt: skip
     out.sort(key=lambda w: (w.span.line, w.span.column))
     return tuple(out)
 

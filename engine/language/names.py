@@ -23,7 +23,16 @@ from engine.language.builtins import BUILTINS, print_call
 from engine.language.interpreter import Interpreter
 from engine.language.library import LIBRARY
 from engine.language.source import close_match
-from engine.language.values import Function, Grad, Ints, Module, Opaque, Pending, describe
+from engine.language.values import (
+    Function,
+    Grad,
+    Ints,
+    Module,
+    Opaque,
+    Pending,
+    describe,
+    is_number,
+)
 
 BUILTINS["print"] = Function("print", print_call)
 _ELEMENTWISE = tuple(UNARY_FUNCTIONS)  # exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs
@@ -135,7 +144,7 @@ def lookup(it: Interpreter, name: str, node: ast.AST) -> Any:
         raise it.error("used_before_assigned", node, "unbound", name=name)
     if name in STANDARD:
         raise it.error("not_imported", node, "import", name=name, line=STANDARD[name])
-    if name.startswith("__"):
+    if name.startswith("__") and name not in it.scan.called_names:
         raise it.error("dunder_name", node, "unsupported", name=name[:40])
     known = sorted(BUILTIN_NAMES | set(it.env))
     hint = close_match(name, known)
@@ -246,6 +255,11 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
         return Function(attr, methods.list_method).bind(owner)
     if isinstance(owner, str) and attr in ("format", "join", "upper", "lower", "strip"):
         return Function(attr, methods.text_method).bind(owner)
+    from engine.language.expressions import numbers_list
+
+    is_value = (is_number(owner) and not isinstance(owner, bool)) or numbers_list(owner)
+    if is_value and not it.torch and attr not in ("append", "extend"):
+        return methods.tensor_attribute(it, it.tensor(owner, node), attr, node)  # numbers: a value
     if isinstance(owner, tuple) and attr in ("count", "index"):
         raise it.error("attribute_of", node, "attribute", attr=attr, v=describe(owner))
     raise it.error("attribute_of", node, "attribute", attr=attr[:40], v=describe(owner))
@@ -254,6 +268,8 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
 def set_attribute(it: Interpreter, owner: Any, attr: str, value: Any, node: Any) -> None:
     from engine.language import methods
 
+    if attr.startswith("_"):
+        raise it.error("assign_attribute_dunder", node, "unsupported", attr=attr[:40])
     methods.set_tensor_attribute(it, owner, attr, value, node)
 
 

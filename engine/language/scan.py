@@ -9,7 +9,7 @@ from __future__ import annotations
 import ast
 
 from engine.language.name_warnings import NameWarning, name_warnings
-from engine.language.source import Source
+from engine.language.source import Source, nests, part_of, too_deep
 
 # Calls whose arguments are sizes and numbers: their value is a constant tensor.
 CONSTRUCTORS = frozenset({
@@ -26,9 +26,11 @@ LABEL_CALLS = frozenset({"cross_entropy"})
 
 
 class Scan:
-    def __init__(self, src: Source) -> None:
-        tree = src.tree
+    """The facts about a program its run needs first, gathered in one walk of its tree."""
+
+    def __init__(self, src: Source, max_depth: int) -> None:
         self.assigned: set[str] = set()
+        self.module_assigned: set[str] = set()  # bound outside any def or lambda
         self.imports: set[str] = set()
         self.torch = False
         self.leaf_names: set[str] = set()
@@ -36,52 +38,131 @@ class Scan:
         self.owns: dict[int, frozenset[str]] = {}
         self.call_funcs: set[int] = set()  # ids of the syntax nodes that are called
         self.called_names: set[str] = set()
-        loads: list[ast.Name] = []
-        called: set[int] = set()
-        roots: set[int] = set()
-        for node in ast.walk(tree):
+        self.outer: set[int] = set()  # loops with a loop inside
+        self.number_names: set[str] = set()
+        self.values: dict[str, list[ast.AST]] = {}
+        self.loads: list[ast.Name] = []
+        self.called: set[int] = set()
+        self.roots: set[int] = set()
+        self.walk(src, max_depth)
+        self.outer_loops = frozenset(self.outer)
+        self.numbers = spread(self.number_names, self.values)
+        self.free = self.free_names()
+        self.labels &= set(self.free)
+        bound = self.assigned - self.imports
+        self.warnings: tuple[NameWarning, ...] = name_warnings(self.loads, bound, self.free, src)
+
+    # Long because it is the one walk: each node's facts gathered where the node is met.
+    def walk(self, src: Source, max_depth: int) -> None:
+        """Every node once, with whether it is inside a function, the loops around it and its
+        nesting (refused past max_depth: source.py says what counts)."""
+        stack: list[tuple[ast.AST, bool, tuple[int, ...], int, bool]] = [
+            (src.tree, False, (), 0, False)
+        ]
+        while stack:
+            node, inside, loops, around, part = stack.pop()
+            level = around + 1 if nests(node) and not part else around
+            if level > max_depth:
+                raise too_deep(src, node, max_depth)
             if isinstance(node, ast.Name):
                 if isinstance(node.ctx, ast.Store):
                     self.assigned.add(node.id)
+                    if not inside:
+                        self.module_assigned.add(node.id)
                 else:
-                    loads.append(node)
+                    self.loads.append(node)
             elif isinstance(node, ast.FunctionDef):
                 self.assigned.add(node.name)
+                self.owns[id(node)] = own_names(node)
+                if not inside:
+                    self.module_assigned.add(node.name)
+            elif isinstance(node, ast.Lambda):
+                self.owns[id(node)] = own_names(node)
             elif isinstance(node, ast.arg):
                 self.assigned.add(node.arg)
             elif isinstance(node, ast.Import | ast.ImportFrom):
-                self.imported(node)
+                self.imported(node, src)
+                if not inside:
+                    self.module_assigned.update(
+                        a.asname or a.name.split(".")[0] for a in node.names
+                    )
             elif isinstance(node, ast.Call):
-                self.call(node, called)
+                self.call(node, self.called)
+                self.sizes(node)
             elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
-                roots.add(id(node.value))
+                self.roots.add(id(node.value))
             elif isinstance(node, ast.Assign):
                 self.assignment(node)
             elif isinstance(node, ast.Subscript):
                 key = node.slice
                 parts = key.elts if isinstance(key, ast.Tuple) else [key]
                 self.labels.update(p.id for p in parts if isinstance(p, ast.Name))
-        self.module_assigned = outside_functions(tree)
+                self.number_names |= names_in(key)
+            elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.Mod):
+                self.number_names |= names_in(node.left) | names_in(node.right)
+            if isinstance(node, ast.For | ast.While | ast.comprehension):
+                self.outer.update(loops)  # the loops around this one have a loop inside
+                if not isinstance(node, ast.While) and isinstance(node.iter, ast.Name):
+                    self.number_names.add(node.iter.id)
+                if not isinstance(node, ast.comprehension):
+                    loops = (*loops, id(node))
+            deeper = inside or isinstance(node, ast.FunctionDef | ast.Lambda)
+            for child in ast.iter_child_nodes(node):
+                beside = isinstance(node, ast.BinOp) and child is node.left
+                stack.append((child, deeper, loops, around if beside else level,
+                              part_of(node, child)))  # fmt: skip
+
+    def free_names(self) -> tuple[str, ...]:
+        """Names read but never bound (leaves with the values given), in source order; not
+        those only called (an unknown function) or a module's name never imported."""
         from engine.language.names import BUILTIN_NAMES, STANDARD
 
-        loads.sort(key=lambda n: (n.lineno, n.col_offset))
+        self.loads.sort(key=lambda n: (n.lineno, n.col_offset))
         free: dict[str, None] = {}
-        for n in loads:
+        for n in self.loads:
             name = n.id
             if name in self.assigned or name in free or name.startswith("__"):
                 continue
-            if id(n) in called or name in BUILTIN_NAMES:
+            if id(n) in self.called or name in BUILTIN_NAMES:
                 continue
-            if id(n) in roots and name in STANDARD:
+            if id(n) in self.roots and name in STANDARD:
                 continue
             free[name] = None
-        self.free = tuple(free)
-        self.labels &= set(self.free)
-        self.numbers = numbers_read(tree)
-        self.outer_loops = outer_loops(tree)
-        self.warnings: tuple[NameWarning, ...] = name_warnings(tree, self.free, src)
+        return tuple(free)
 
-    def imported(self, node: ast.Import | ast.ImportFrom) -> None:
+    def sizes(self, node: ast.Call) -> None:
+        """The names read as sizes, counts or lists looped over by this call."""
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+        if name in SIZE_CALLS:
+            for a in node.args:
+                first_of_function = a is node.args[0] and isinstance(func, ast.Name)
+                if not (name in ("reshape", "view") and first_of_function):
+                    self.number_names |= names_in(a)
+        if name in LIST_CALLS:
+            self.number_names |= {a.id for a in node.args if isinstance(a, ast.Name)}
+        for kw in node.keywords:
+            if kw.arg in SIZE_KEYWORDS:
+                self.number_names |= names_in(kw.value)
+
+    def imported(self, node: ast.Import | ast.ImportFrom, src: Source) -> None:
+        """An import's names; a module not allowed is refused where it is written, whether or
+        not the run would reach it (deny by default)."""
+        from engine.errors import fail
+        from engine.language.names import MODULES, NAMED
+
+        paths = (
+            [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
+        )
+        for path in paths:
+            if path not in MODULES or getattr(node, "level", 0):
+                path = "." * getattr(node, "level", 0) + path
+                root = path.split(".")[0]
+                key = (
+                    "module_part_refused" if root in ("torch", "numpy", "jax") else "module_refused"
+                )
+                raise fail(key, src.span(node), code="import", path=path[:60], root=root,
+                           named=NAMED)  # fmt: skip
         if isinstance(node, ast.Import):
             for a in node.names:
                 self.imports.add(a.asname or a.name.split(".")[0])
@@ -106,6 +187,8 @@ class Scan:
 
     def assignment(self, node: ast.Assign) -> None:
         for t in node.targets:
+            if isinstance(t, ast.Name):
+                self.values.setdefault(t.id, []).append(node.value)
             if (
                 isinstance(t, ast.Attribute)
                 and t.attr == "requires_grad"
@@ -114,32 +197,38 @@ class Scan:
                 self.leaf_names.add(t.value.id)
 
     # --- questions the interpreter asks ------------------------------------------------
-    def is_constant(self, node: ast.AST, sizes: bool = False) -> bool:
+    def is_constant(self, node: ast.AST) -> bool:
         """Is `node` made of numbers, lists of them and constructors only (`0.01 * randn(2,
-        3)`, `[[1, 2]]`, `2 * math.pi`)? Names stand only for sizes, inside a constructor."""
-        if isinstance(node, ast.Constant):
-            return isinstance(node.value, int | float) and not isinstance(node.value, complex)
-        if isinstance(node, ast.UnaryOp):
-            return isinstance(node.op, ast.USub | ast.UAdd) and self.is_constant(
-                node.operand, sizes
-            )
-        if isinstance(node, ast.BinOp):
-            return self.is_constant(node.left, sizes) and self.is_constant(node.right, sizes)
-        if isinstance(node, ast.List | ast.Tuple):
-            return bool(node.elts) and all(self.is_constant(e, sizes) for e in node.elts)
-        if isinstance(node, ast.Call):
-            name = self.callee(node.func)
-            if name is None or name in NOT_CONSTANT:
+        3)`, `[[1, 2]]`, `2 * math.pi`)? Names stand only for sizes, inside a constructor.
+        A loop, not recursion: a flat chain `1 + 1 + …` may be as long as the source."""
+        todo: list[tuple[ast.AST, bool]] = [(node, False)]
+        while todo:
+            n, sizes = todo.pop()
+            if isinstance(n, ast.Constant):
+                if not isinstance(n.value, int | float) or isinstance(n.value, complex):
+                    return False
+            elif isinstance(n, ast.UnaryOp):
+                if not isinstance(n.op, ast.USub | ast.UAdd):
+                    return False
+                todo.append((n.operand, sizes))
+            elif isinstance(n, ast.BinOp):
+                todo += [(n.left, sizes), (n.right, sizes)]
+            elif isinstance(n, ast.List | ast.Tuple):
+                if not n.elts:
+                    return False
+                todo += [(e, sizes) for e in n.elts]
+            elif isinstance(n, ast.Call):
+                name = self.callee(n.func)
+                if name is None or name in NOT_CONSTANT:
+                    return False
+                inner = sizes or name in CONSTRUCTORS
+                todo += [(a, inner) for a in n.args] + [(k.value, inner) for k in n.keywords]
+            elif isinstance(n, ast.Attribute):
+                if not (sizes or self.module_path(n)):
+                    return False
+            elif not (isinstance(n, ast.Name | ast.Subscript | ast.Starred) and sizes):
                 return False
-            inner = sizes or name in CONSTRUCTORS
-            return all(self.is_constant(a, inner) for a in node.args) and all(
-                self.is_constant(k.value, inner) for k in node.keywords
-            )
-        if isinstance(node, ast.Attribute):
-            return sizes or self.module_path(node)
-        if isinstance(node, ast.Name | ast.Subscript | ast.Starred):
-            return sizes
-        return False
+        return True
 
     def callee(self, func: ast.AST) -> str | None:
         """The function a call names, when it is the language's or a module's (not a value's
@@ -158,11 +247,8 @@ class Scan:
         return isinstance(node, ast.Name) and node.id in self.imports
 
     def own_names(self, node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
-        """The names a function's body binds anywhere (not inside functions it defines)."""
-        key = id(node)
-        if key not in self.owns:
-            self.owns[key] = own_names(node)
-        return self.owns[key]
+        """The names a function's body binds anywhere (found by the walk; never changed)."""
+        return self.owns[id(node)]
 
 
 def own_names(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
@@ -182,94 +268,37 @@ def own_names(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
     return frozenset(found)
 
 
-def numbers_read(tree: ast.AST) -> frozenset[str]:
-    """The names a program reads as numbers or as lists of them, not as parameters: sizes
-    (`zeros(n, m)`, `range(n)`, `axis=k`), indices (`xs[i]`), `//` and `%` operands, and
-    lists looped over (`for row in X`, `zip(ws, xs)`); and the names their values read
-    (`m = n // 2 + 1`). Such a name bound to a literal holds the number, not a leaf."""
-    found: set[str] = set()
-    values: dict[str, list[ast.AST]] = {}
+def names_in(node: ast.AST) -> set[str]:
+    """The bare names an expression reads: not those whose attribute, item or length it
+    reads (`x.shape`, `xs[0]`, `len(x)`: x holds a value, not a number)."""
+    out: set[str] = set()
+    todo = [node]
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Name):
+            out.add(n.id)
+        elif isinstance(n, ast.Attribute):
+            continue
+        elif isinstance(n, ast.Subscript):
+            todo.append(n.slice)
+        elif isinstance(n, ast.Call):
+            if getattr(n.func, "id", "") != "len":
+                todo.extend(n.args)
+                todo.extend(k.value for k in n.keywords)
+        else:
+            todo.extend(ast.iter_child_nodes(n))
+    return out
 
-    def names_in(node: ast.AST) -> set[str]:
-        """The bare names an expression reads: not those whose attribute, item or length
-        it reads (`x.shape`, `xs[0]`, `len(x)`: x holds a value, not a number)."""
-        out: set[str] = set()
-        todo = [node]
-        while todo:
-            n = todo.pop()
-            if isinstance(n, ast.Name):
-                out.add(n.id)
-            elif isinstance(n, ast.Attribute):
-                continue
-            elif isinstance(n, ast.Subscript):
-                todo.append(n.slice)
-            elif isinstance(n, ast.Call):
-                if getattr(n.func, "id", "") != "len":
-                    todo.extend(n.args)
-                    todo.extend(k.value for k in n.keywords)
-            else:
-                todo.extend(ast.iter_child_nodes(n))
-        return out
 
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call):
-            func = node.func
-            name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-            if name in SIZE_CALLS:
-                for a in node.args:
-                    if not (name in ("reshape", "view") and a is node.args[0] and
-                            isinstance(func, ast.Name)):  # fmt: skip
-                        found |= names_in(a)
-            if name in LIST_CALLS:
-                found |= {a.id for a in node.args if isinstance(a, ast.Name)}
-            for kw in node.keywords:
-                if kw.arg in SIZE_KEYWORDS:
-                    found |= names_in(kw.value)
-        elif isinstance(node, ast.Subscript):
-            found |= names_in(node.slice)
-        elif isinstance(node, ast.BinOp) and isinstance(node.op, ast.FloorDiv | ast.Mod):
-            found |= names_in(node.left) | names_in(node.right)
-        elif isinstance(node, ast.For | ast.comprehension) and isinstance(node.iter, ast.Name):
-            found.add(node.iter.id)
-        elif isinstance(node, ast.Assign):
-            for t in node.targets:
-                if isinstance(t, ast.Name):
-                    values.setdefault(t.id, []).append(node.value)
+def spread(found: set[str], values: dict[str, list[ast.AST]]) -> frozenset[str]:
+    """The names a program reads as numbers or lists of them, not as parameters (sizes,
+    indices, `//` and `%` operands, lists looped over), and the names their values read
+    (`m = n // 2 + 1`): such a name bound to a literal holds the number, not a leaf."""
+    found = set(found)
     todo = list(found)
-    while todo:  # the names a number's value reads are numbers too
+    while todo:
         for value in values.get(todo.pop(), ()):
             for name in names_in(value) - found:
                 found.add(name)
                 todo.append(name)
-    return frozenset(found)
-
-
-def outside_functions(tree: ast.Module) -> frozenset[str]:
-    """The names bound outside any def or lambda: the program's own."""
-    found: set[str] = set()
-    todo: list[ast.AST] = list(tree.body)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, ast.FunctionDef):
-            found.add(n.name)
-            continue
-        if isinstance(n, ast.Lambda | ast.ListComp | ast.GeneratorExp):
-            continue
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store):
-            found.add(n.id)
-        elif isinstance(n, ast.Import | ast.ImportFrom):
-            found.update(a.asname or a.name.split(".")[0] for a in n.names)
-        todo.extend(ast.iter_child_nodes(n))
-    return frozenset(found)
-
-
-def outer_loops(tree: ast.AST) -> frozenset[int]:
-    """The loops with another loop inside (ids of their nodes): the turns max_loop_iterations
-    counts are the innermost loops', so nested loops multiply (2 × 3 is 6 turns)."""
-    found: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.For | ast.While):
-            inner = (n for s in node.body for n in ast.walk(s))
-            if any(isinstance(n, ast.For | ast.While | ast.comprehension) for n in inner):
-                found.add(id(node))
     return frozenset(found)

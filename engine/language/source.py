@@ -85,7 +85,6 @@ def read(text: str, limits: Limits) -> Source:
         raise syntax_error(e, text) from None
     except (RecursionError, MemoryError, ValueError):
         raise too_deep_to_read(text, limits) from None
-    check_depth(tree, text, limits)
     return Source(text, tree)
 
 
@@ -173,33 +172,27 @@ def nests(node: ast.AST) -> bool:
     return isinstance(node, ast.stmt) and hasattr(node, "body")
 
 
-def check_depth(tree: ast.AST, text: str, limits: Limits) -> None:
-    """Refuse constructs nested deeper than max_depth, counted as above, without recursion
-    (the interpreter recurses, and must not meet a deeper program)."""
-    stack: list[tuple[ast.AST, int, bool]] = [(tree, 0, False)]
-    while stack:
-        node, around, part = stack.pop()
-        level = around + 1 if nests(node) and not part else around
-        if level > limits.max_depth:
-            line = getattr(node, "lineno", None)
-            col = getattr(node, "col_offset", None)
-            span = None
-            if line is not None and col is not None:
-                column = Source(text, ast.Module([], [])).column(line, col)
-                span = Span(line, column, line, column)
-            raise fail("too_deep", span, code="too_deep", limit="max_depth", max=limits.max_depth)
-        for child in ast.iter_child_nodes(node):
-            beside = isinstance(node, ast.BinOp) and child is node.left
-            part_of = (
-                (isinstance(node, ast.For) and child is node.iter)
-                or (isinstance(node, ast.Call) and child is node.func)
-                or (
-                    isinstance(node, ast.Subscript)
-                    and child is node.slice
-                    and isinstance(child, ast.Tuple)
-                )
-            )
-            stack.append((child, around if beside else level, part_of))
+def part_of(node: ast.AST, child: ast.AST) -> bool:
+    """Is `child` part of its parent's construct (no level of its own)?"""
+    return (
+        (isinstance(node, ast.For) and child is node.iter)
+        or (isinstance(node, ast.Call) and child is node.func)
+        or (
+            isinstance(node, ast.Subscript) and child is node.slice and isinstance(child, ast.Tuple)
+        )
+    )
+
+
+def too_deep(src: Source, node: ast.AST, max_depth: int) -> ProgramError:
+    """The error of a construct nested past max_depth, at it (engine/language/scan.py's walk
+    counts the levels, before anything runs: the interpreter recurses)."""
+    line = getattr(node, "lineno", None)
+    col = getattr(node, "col_offset", None)
+    span = None
+    if line is not None and col is not None:
+        column = src.column(line, col)
+        span = Span(line, column, line, column)
+    return fail("too_deep", span, code="too_deep", limit="max_depth", max=max_depth)
 
 
 def position_of(text: str, index: int) -> tuple[int, int]:

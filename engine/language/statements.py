@@ -48,7 +48,7 @@ def assign(it: Interpreter, node: ast.Assign, last: bool = False) -> None:
     if (
         isinstance(single, ast.Name)
         and it.scope is None
-        and (not it.torch or single.id in it.scan.leaf_names)
+        and not it.torch
         and single.id not in it.scan.numbers
         and it.scan.is_constant(node.value)
     ):
@@ -199,6 +199,8 @@ def expression(it: Interpreter, node: ast.Expr, last: bool = False) -> None:
             return
         if isinstance(result, Value | Pending) or is_number(result):
             out = it.tensor(result, value, Msg("what_output", {}))
+            if is_number(result):
+                out.text = repr(float(result))  # a number computed: its value, not its text
             it.set_output(out, "out", alias=False, anonymous=True)
             return
         if result is not None and not isinstance(result, Grad) and not names.is_effect(value):
@@ -290,7 +292,7 @@ def function_def(it: Interpreter, node: ast.FunctionDef, last: bool = False) -> 
         raise it.error("decorator", node.decorator_list[0], "unsupported")
     if node.name in names.BUILTIN_NAMES and node.name not in it.scan.assigned:
         pass  # a def may shadow a language function, as in Python
-    it.set_var(node.name, make_function(it, node))
+    it.set_var(node.name, make_function(it, node), node)
 
 
 def return_statement(it: Interpreter, node: ast.Return, last: bool = False) -> None:

@@ -7,6 +7,7 @@ the settings a pasted notebook makes (`torch.set_printoptions`), which change no
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
 import numpy as np
@@ -113,6 +114,11 @@ def language_grad(it: Interpreter, node: Any, f: Any, x: Any, argnums: Any, has_
         return transform(it, f, node, as_pass=False)
     if isinstance(x, list | tuple) and len(x) == 1:
         x = x[0]
+    written = argument_node(node, 1)
+    if isinstance(written, ast.List | ast.Tuple) and len(written.elts) == 1:
+        written = written.elts[0]
+    if not isinstance(written, ast.Name):
+        raise it.error("grad_wrt_name", written, "arguments")
     output, wrt = it.tensor(f, node), it.tensor(x, node)
     if not wrt.requires_grad:
         raise it.error("grad_of_constant", node, "arguments")
@@ -139,6 +145,8 @@ def transform(it: Interpreter, f: Any, node: Any, as_pass: bool) -> Function:
         if not args:
             raise it.error("grad_needs_point", call, "arguments", name=name)
         x = args[0]
+        if isinstance(x, Pending):
+            x = it.materialize(x, call)  # a leaf already: differentiated where it is
         if not isinstance(x, Value) or not x.requires_grad:
             data = np.array(it.tensor(x, call).data, dtype=np.float64)
             x = it.leaf(data, call, name=first_parameter(f))

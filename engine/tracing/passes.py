@@ -138,12 +138,32 @@ class Passes:
             if owner.kind != "leaf":
                 raise self.it.error("requires_grad_non_leaf", node, "invalid")
             return owner
+        made_of = owner.inputs
         owner.kind, owner.op, owner.inputs, owner.requires_grad = "leaf", None, (), True
         self.pass_of.pop(owner.seq, None)
+        self.drop_unused(made_of)
         if owner.seq in self.it.registered:
             self.leaves.append(owner)
         self.folded.add(owner.seq)
         return owner
+
+    def drop_unused(self, made_of: tuple[Value, ...]) -> None:
+        """The unnamed constants a new leaf was computed from leave the graph when nothing
+        else uses them (`V = 0.01 * torch.randn(2, 3)`, then `V.requires_grad_()`)."""
+        it = self.it
+        todo, found = list(made_of), {}
+        while todo:
+            n = todo.pop()
+            if n.seq in it.registered and n.name is None and not n.requires_grad:
+                found[n.seq] = n
+                todo.extend(n.inputs)
+        if not found:
+            return
+        used = {x.seq for n in it.nodes if n.seq not in found for x in n.inputs}
+        gone = {seq for seq in found if seq not in used}
+        it.nodes[:] = [n for n in it.nodes if n.seq not in gone]
+        it.registered -= gone
+        it.elements -= sum(found[seq].data.size for seq in gone)
 
     def retains(self, owner: Value) -> bool:
         return owner.seq in self.retained

@@ -17,17 +17,6 @@ from engine.autograd.value import Value
 from engine.language.run_flow import COMPARE
 from engine.language.runtime import ListValue, describe, is_number
 
-# PyTorch's names for the backward functions of the ops, as its grad_fn shows them.
-GRAD_FN = {
-    "add": "AddBackward0", "sub": "SubBackward0", "mul": "MulBackward0",
-    "div": "DivBackward0", "pow": "PowBackward0", "neg": "NegBackward0",
-    "matmul": "MmBackward0", "sum": "SumBackward0", "mean": "MeanBackward0",
-    "transpose": "PermuteBackward0", "reshape": "ViewBackward0", "index": "SelectBackward0",
-    "cross_entropy": "NllLossBackward0", "mse": "MseLossBackward0", "max": "MaximumBackward0",
-    "min": "MinimumBackward0", "cat": "CatBackward0", "stack": "StackBackward0",
-    "gather": "IndexBackward0", "clamp": "ClampBackward1", "log_softmax": "LogSoftmaxBackward0",
-    "softmax": "SoftmaxBackward0",
-}  # fmt: skip
 CUT = "…"  # the part of a printed line past max_print_chars: the rest is not kept
 SUMMARY = 1000  # more elements than this are summarised with "...", as both libraries do
 EDGE = 3
@@ -165,8 +154,9 @@ def suffix_of(v: Value) -> str:
         return ""
     if v.op is None:
         return ", requires_grad=True"
-    name = v.op.name
-    return f", grad_fn=<{GRAD_FN.get(name, name.capitalize() + 'Backward0')}>"
+    # the op's own name for its node (engine/autograd/ops); its own name if PyTorch has none
+    name = v.op.grad_fn(v.inputs) or f"{type(v.op).__name__}Backward0"
+    return f", grad_fn=<{name}>"
 
 
 def grad_text(part: GradPart, grad: np.ndarray | None, torch_mode: bool) -> str:

@@ -215,8 +215,8 @@ class Op:
     torch_name: ClassVar[str | None]
     jax_name: ClassVar[str | None]
     # How the code lesson writes a call of it: the name of engine.lessons.code.writer.Writer's
-    # method for that form ("call": the functions above, applied to the arguments).
-    written_as: ClassVar[str] = "call"
+    # method for that form ("by_name": the function above, applied to the arguments).
+    written_as: ClassVar[str] = "by_name"
     # Its derivative jumps somewhere (relu and abs at 0, max and min at a tie, clamp at its
     # bounds): a central difference across that point is not a derivative.
     kink: ClassVar[bool] = False

@@ -220,6 +220,10 @@ class Op:
     # Its derivative jumps somewhere (relu and abs at 0, max and min at a tie, clamp at its
     # bounds): a central difference across that point is not a derivative.
     kink: ClassVar[bool] = False
+    # The number that leaves the other input as it is, on the right (x + 0, x − 0, x·1, x/1),
+    # and on the left too if `commutes`: grad() makes no node for such a step.
+    unit: ClassVar[float | None] = None
+    commutes: ClassVar[bool] = False
 
     def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
         """The output's tangent, from the inputs' values `x`, their tangents `t` and the output

@@ -76,6 +76,7 @@ class Add(Binary):
     operator = "+"
     jvp_rule, saved, grad_fn_name = "{d0} + {d1}", (), "AddBackward0"
     torch_name, jax_name = "torch.add", "jnp.add"
+    unit, commutes = 0.0, True
 
     def compute(self, a: Array, b: Array) -> Array:
         return a + b
@@ -104,6 +105,7 @@ class Sub(Binary):
     operator = "-"
     jvp_rule, saved = "{d0} − {d1}", ()
     torch_name, jax_name = "torch.sub", "jnp.subtract"
+    unit = 0.0
 
     def grad_fn(self, inputs: Sequence[Value]) -> str | None:
         return "RsubBackward1" if is_number(inputs[0]) else "SubBackward0"  # 2 - x: rsub(x, 2)
@@ -135,6 +137,7 @@ class Mul(Binary):
     operator = "*"
     jvp_rule, grad_fn_name = "{d0}·{1} + {0}·{d1}", "MulBackward0"
     torch_name, jax_name = "torch.mul", "jnp.multiply"
+    unit, commutes = 1.0, True
 
     def saves(self, needs: Needs) -> tuple[str, ...]:
         return (("in1",) if needs[0] else ()) + (("in0",) if needs[1] else ())  # the other one
@@ -167,6 +170,7 @@ class Div(Binary):
     domain_hint = "division by zero"
     jvp_rule = "{d0}/{1} − {0}·{d1}/{1}²"
     torch_name, jax_name = "torch.div", "jnp.divide"
+    unit = 1.0
 
     def saves(self, needs: Needs) -> tuple[str, ...]:
         return ("in1", "in0") if needs[1] else ("in1",)

@@ -193,7 +193,8 @@ class GraphMath:
     def simplify(op: Op, nodes: list[Value]) -> Value | None:
         """x·1, 1·x, x + 0, 0 + x, x − 0 and x / 1 are x (when x already has the result's
         shape): rules multiply by the incoming grad, which is often exactly 1."""
-        if len(nodes) != 2 or op.name not in ("add", "sub", "mul", "div"):
+        unit = op.unit  # the op's own: 0 for + and −, 1 for · and /
+        if len(nodes) != 2 or unit is None:
             return None
         a, b = nodes
         shape = np.broadcast_shapes(a.data.shape, b.data.shape)
@@ -201,10 +202,9 @@ class GraphMath:
         def is_const(n: Value, v: float) -> bool:
             return not n.requires_grad and bool(np.all(n.data == v))
 
-        unit = 1.0 if op.name in ("mul", "div") else 0.0
         if is_const(b, unit) and a.data.shape == shape:
             return a
-        if op.name in ("add", "mul") and is_const(a, unit) and b.data.shape == shape:
+        if op.commutes and is_const(a, unit) and b.data.shape == shape:
             return b
         return None
 
@@ -379,11 +379,11 @@ def describe(node: Value, width: int = 40) -> str:
     assert node.op is not None
     args = [name(x) for x in node.inputs]
     symbol = node.op.symbol
-    if node.op.name in ("add", "sub", "mul", "div", "pow", "matmul"):
+    if node.op.arity == 2 and node.op.operator:  # a Python operator between two values
         text = f"{args[0]}{symbol}{args[1]}"
-    elif node.op.name == "neg":
+    elif node.op.operator == "-":
         text = f"-{args[0]}"
-    elif node.op.name == "index":
+    elif node.op.operator == "[]":
         text = f"{args[0]}[{node.op.params()['key']}]"
     else:
         text = f"{node.op.name}({', '.join(args)})"

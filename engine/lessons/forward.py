@@ -6,6 +6,7 @@ topological order with each op's Jacobian–vector product (JVP): d(a·b) = ȧ·
 One pass gives one column of the Jacobian — for a scalar L, one entry of ∇L — so the gradient
 takes one pass per input element, against one reverse pass (a vector–Jacobian product, VJP,
 seeded with L̄ = 1) for all of them. Both give the same gradient; `same` says whether they do.
+Each op's JVP and the text of its rule are the op's own (`jvp`, `jvp_rule`: engine/autograd/ops).
 
 Bounded: at most MAX_PASSES passes, fewer when passes × op nodes would pass MAX_TANGENT_EVALS
 or their multiply-adds MAX_WORK (`computed`, `limit`); SHOWN_PASSES of them are sent for
@@ -16,13 +17,11 @@ sent as null.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from engine.autograd.graph import dfs_order
-from engine.autograd.ops.gather import numpy_key
 from engine.autograd.value import Value
 from engine.lessons.common import number, op_work, reverse_walk
 from engine.limits import check_deadline
@@ -36,145 +35,6 @@ SHOWN_ELEMENTS = 64  # a tangent larger than this is sent as null (its shape is 
 SHOWN_PASSES = 12  # passes whose tangents are sent for stepping
 SHOWN_NUMBERS = 100_000  # …and no more passes once their tangents hold this many numbers
 Array = np.ndarray
-Jvp = Callable[[Any, list[Array], list[Array], Array], Array]
-
-
-def _sum_axes(op: Any, t: Array, mean: bool, x: Array) -> Array:
-    out = np.sum(t, axis=op.axis, keepdims=op.keepdims)
-    if mean:
-        out = out / (x.size // max(np.asarray(np.sum(x, axis=op.axis)).size, 1))
-    return np.asarray(out)
-
-
-def _pow(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
-    a, b = x
-    da = np.where(b == 0, 0.0, b * a ** (b - 1)) * t[0]
-    if not np.any(t[1]):
-        return da  # a constant exponent: its term is 0 (and ln of a negative base is NaN)
-    ln_a = np.log(np.where(a == 0, 1.0, a))
-    db = np.where((a == 0) & (b >= 0), 0.0, out * ln_a) * t[1]
-    return da + db
-
-
-def _share(a: Array, b: Array, bigger: bool) -> Array:
-    win = (a > b) if bigger else (a < b)
-    return win + 0.5 * (a == b)
-
-
-def _cross_entropy(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
-    z = x[0]
-    e = np.exp(z - z.max(axis=-1, keepdims=True))
-    p = e / e.sum(axis=-1, keepdims=True)
-    rows = 1 if z.ndim == 1 else z.shape[0]
-    return np.asarray(np.sum((p - op.onehot(z)) * t[0]) / rows)
-
-
-def _softmax(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
-    return out * (t[0] - np.sum(out * t[0], axis=op.axis, keepdims=True))
-
-
-def _log_softmax(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
-    return t[0] - np.sum(np.exp(out) * t[0], axis=op.axis, keepdims=True)
-
-
-def _scatter(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
-    res = np.zeros(op.shape)
-    res[op.key] = t[0]
-    return res
-
-
-def _gather(op: Any, x: list[Array], t: list[Array], out: Array) -> Array:
-    return np.array(t[0][numpy_key(op.key)])
-
-
-# The JVP of each op: (op, input values, input tangents, output value) -> output tangent.
-JVPS: dict[str, Jvp] = {
-    "add": lambda op, x, t, out: t[0] + t[1],
-    "sub": lambda op, x, t, out: t[0] - t[1],
-    "mul": lambda op, x, t, out: t[0] * x[1] + x[0] * t[1],
-    "div": lambda op, x, t, out: t[0] / x[1] - x[0] * t[1] / (x[1] * x[1]),
-    "pow": _pow,
-    "max": lambda op, x, t, out: (
-        _share(x[0], x[1], True) * t[0] + (1 - _share(x[0], x[1], True)) * t[1]
-    ),
-    "min": lambda op, x, t, out: (
-        _share(x[0], x[1], False) * t[0] + (1 - _share(x[0], x[1], False)) * t[1]
-    ),
-    "neg": lambda op, x, t, out: -t[0],
-    "exp": lambda op, x, t, out: out * t[0],
-    "log": lambda op, x, t, out: t[0] / x[0],
-    "sqrt": lambda op, x, t, out: t[0] / (2 * out),
-    "sin": lambda op, x, t, out: np.cos(x[0]) * t[0],
-    "cos": lambda op, x, t, out: -np.sin(x[0]) * t[0],
-    "tanh": lambda op, x, t, out: (1 - out * out) * t[0],
-    "sigmoid": lambda op, x, t, out: out * (1 - out) * t[0],
-    "relu": lambda op, x, t, out: (x[0] > 0) * t[0],
-    "abs": lambda op, x, t, out: np.sign(x[0]) * t[0],
-    "matmul": lambda op, x, t, out: np.matmul(t[0], x[1]) + np.matmul(x[0], t[1]),
-    "sum": lambda op, x, t, out: _sum_axes(op, t[0], False, x[0]),
-    "mean": lambda op, x, t, out: np.asarray(np.mean(t[0], axis=op.axis, keepdims=op.keepdims)),
-    "reshape": lambda op, x, t, out: np.reshape(t[0], op.shape),
-    "transpose": lambda op, x, t, out: np.transpose(t[0], op.permutation(x[0].ndim)),
-    "index": lambda op, x, t, out: np.array(t[0][op.key]),
-    "softmax": _softmax,
-    "log_softmax": _log_softmax,
-    "cross_entropy": _cross_entropy,
-    "mse": lambda op, x, t, out: np.asarray(
-        np.sum(2 * (x[0] - x[1]) * (t[0] - t[1])) / max(np.broadcast(x[0], x[1]).size, 1)
-    ),
-    "broadcast_to": lambda op, x, t, out: np.broadcast_to(t[0], op.shape).copy(),
-    "scatter": _scatter,
-    "where": lambda op, x, t, out: np.where(op.cond, t[0], t[1]),
-    # joins, clamp and integer-array indexing: each linear in its inputs but clamp, whose JVP
-    # is its mask times the tangent
-    "cat": lambda op, x, t, out: np.concatenate(t, axis=op.axis),
-    "stack": lambda op, x, t, out: np.stack(t, axis=op.axis),
-    "clamp": lambda op, x, t, out: op.inside(x[0]) * t[0],
-    "gather": _gather,
-    "scatter_add": lambda op, x, t, out: op.compute(t[0]),  # gather's gradient, under grad()
-}
-
-
-# The JVP rules as the page writes them: {0}, {1} the inputs, {d0}, {d1} their tangents (see
-# tangent_name), {out} the result, {all} every input's tangent in order (cat and stack take any
-# number of inputs).
-JVP_RULES = {
-    "add": "{d0} + {d1}",
-    "sub": "{d0} − {d1}",
-    "mul": "{d0}·{1} + {0}·{d1}",
-    "div": "{d0}/{1} − {0}·{d1}/{1}²",
-    "pow": "{1}·{0}^({1}−1)·{d0} + {out}·ln {0}·{d1}",
-    "max": "[{0} ≥ {1}]·{d0} + [{1} ≥ {0}]·{d1}",
-    "min": "[{0} ≤ {1}]·{d0} + [{1} ≤ {0}]·{d1}",
-    "neg": "−{d0}",
-    "exp": "{out}·{d0}",
-    "log": "{d0}/{0}",
-    "sqrt": "{d0}/(2·{out})",
-    "sin": "cos {0}·{d0}",
-    "cos": "−sin {0}·{d0}",
-    "tanh": "(1−{out}²)·{d0}",
-    "sigmoid": "{out}·(1−{out})·{d0}",
-    "relu": "[{0} > 0]·{d0}",
-    "abs": "sign {0}·{d0}",
-    "matmul": "{d0}@{1} + {0}@{d1}",
-    "sum": "Σ {d0}",
-    "mean": "mean {d0}",
-    "reshape": "reshape {d0}",
-    "transpose": "{d0} transposed",
-    "index": "{d0}[key]",
-    "softmax": "{out}·({d0} − Σ {out}·{d0})",
-    "log_softmax": "{d0} − Σ softmax({0})·{d0}",
-    "cross_entropy": "Σ (softmax({0}) − onehot(t))·{d0} / N",
-    "mse": "Σ 2({0}−{1})({d0}−{d1})/n",
-    "broadcast_to": "broadcast {d0}",
-    "scatter": "scatter {d0}",
-    "where": "where(cond, {d0}, {d1})",
-    "cat": "cat({all})",
-    "stack": "stack({all})",
-    "clamp": "[{lo} ≤ {0} ≤ {hi}]·{d0}",
-    "gather": "{d0}[key]",
-    "scatter_add": "scatter_add {d0}",
-}
 
 
 def tangent_name(label: str) -> str:
@@ -200,11 +60,8 @@ def jvp_text(node: Value) -> str:
     names.update({f"d{i}": tangent_name(x.label or "?") for i, x in enumerate(node.inputs)})
     names["out"] = label(node)
     names["all"] = ", ".join(tangent_name(x.label or "?") for x in node.inputs)
-    if node.op.name == "clamp":  # its bounds as numbers; an absent one is no bound
-        lo, hi = node.op.lo, node.op.hi  # type: ignore[attr-defined]
-        names["lo"] = "−∞" if lo is None else f"{lo:g}"
-        names["hi"] = "∞" if hi is None else f"{hi:g}"
-    text = JVP_RULES.get(node.op.name, "?")
+    names.update(node.op.rule_values())
+    text = node.op.jvp_rule
     for key, value in names.items():
         text = text.replace("{" + key + "}", value)
     return text
@@ -235,7 +92,7 @@ def tangent_pass(
             ]
             x = [i.data for i in node.inputs]
             tangents[node.seq] = np.broadcast_to(
-                np.asarray(JVPS[node.op.name](node.op, x, t, node.data), dtype=np.float64),
+                np.asarray(node.op.jvp(x, t, node.data), dtype=np.float64),
                 node.data.shape,
             ).copy()
     if dense:

@@ -12,8 +12,8 @@ relative error is about 4e-9 with 1e-5 and 5e-8 with 1e-6, where small grads mee
 
 relative error = |numeric − analytic| / (|numeric| + |analytic|), with both zero a pass; the
 verdicts are seeds/ERRATA.md's: pass < 1e-7, warn < 1e-4, fail otherwise. Where the nudge
-crosses a kink (relu or abs at 0, a max/min tie) the difference quotient is not a derivative,
-and the element is flagged "kink", not failed.
+crosses a kink (relu or abs at 0, a max/min tie, a clamp bound: the ops whose `kink` is set)
+the difference quotient is not a derivative, and the element is flagged "kink", not failed.
 
 Where float64 cannot take the difference at all, the element is "unchecked", with its `reason`:
 x ± ε rounds back to x (above |x| ≈ 9e10 float64's spacing is wider than 2ε: x = 1e308),
@@ -44,7 +44,6 @@ PASS, WARN = 1e-7, 1e-4
 MAX_ELEMENTS = 64  # leaf elements checked per request (each costs two forward passes)
 MAX_OP_EVALS = 200_000  # op evaluations a check may make, so a large graph checks fewer elements
 MAX_WORK = 300_000_000  # …and multiply-adds (common.op_work), so large matmuls check fewer too
-KINK_OPS = {"relu", "abs", "max", "min"}
 
 
 def verdict(rel: float) -> str:
@@ -100,7 +99,8 @@ class Forward:
         self.work = sum(op_work(n) for n in nodes)  # multiply-adds per pass, about
 
     def __call__(self, override: dict[int, np.ndarray]) -> tuple[float, list[np.ndarray]]:
-        """L = Σ output at these leaf values, and the kink ops' arguments (x, or a − b)."""
+        """L = Σ output at these leaf values, and where the kink ops' kinks are (each op's
+        kink_at: x for relu, a − b for max, x − lo for clamp…)."""
         vals: dict[int, np.ndarray] = {}
         kinks: list[np.ndarray] = []
         with np.errstate(all="ignore"):
@@ -110,10 +110,8 @@ class Forward:
                     continue
                 args = [vals[x.seq] for x in n.inputs]
                 vals[n.seq] = np.asarray(n.op.compute(*args), dtype=np.float64)
-                if n.op.name in ("relu", "abs"):
-                    kinks.append(args[0])
-                elif n.op.name in ("max", "min"):
-                    kinks.append(np.asarray(args[0] - args[1]))
+                if n.op.kink:
+                    kinks.extend(n.op.kink_at(*args))
             return float(np.sum(vals[self.output.seq])), kinks
 
 

@@ -3,10 +3,10 @@
 A local backward needs some forward values (`ū·b` needs b), so the forward pass must keep them
 until that node's backward has run: PyTorch's saved tensors. Per backward step, this lists the
 values still needed, the ones freed after their last use, and the peak (which is right after
-the forward pass: reverse mode holds the most when it starts). What each op keeps follows
-PyTorch's choices (mul keeps the other factor, exp and tanh keep their output, add keeps
-nothing). Nodes cut off by const()/detach(), or computed from constants only, run no backward
-and keep nothing.
+the forward pass: reverse mode holds the most when it starts). What each op keeps is its own
+`saves` (engine/autograd/ops), after PyTorch's choices (mul keeps the other factor, exp and
+tanh keep their output, add keeps nothing). Nodes cut off by const()/detach(), or computed
+from constants only, run no backward and keep nothing.
 
 Bounded: the work is linear in what is sent; a program whose per-step `alive` lists would
 pass MAX_ALIVE_CELLS ids in all is refused (413, limit "max_alive_cells") before they are
@@ -15,7 +15,6 @@ made, and the request's deadline (max_request_seconds) is checked as the steps g
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.autograd.graph import reachable
@@ -26,60 +25,9 @@ from engine.limits import check_deadline
 from engine.program import Run
 from engine.tracing.record import Trace
 
-Saves = Callable[[Sequence[bool]], list[str]]
-
 # Ids listed in the steps' `alive` lists, summed over the steps (about 8 bytes of JSON each).
 # A chain of n saving ops lists about n²/2: up to about 1,400 of them fit.
 MAX_ALIVE_CELLS = 1_000_000
-
-
-def _pair(a: str, b: str) -> Saves:
-    """mul/matmul: the grad of each input needs the other input."""
-    return lambda needs: ([b] if needs[0] else []) + ([a] if needs[1] else [])
-
-
-# What each op's backward reads: "in0", "in1" (its inputs) or "out" (its own result).
-SAVES: dict[str, Saves] = {
-    "add": lambda needs: [],
-    "sub": lambda needs: [],
-    "neg": lambda needs: [],
-    "mul": _pair("in0", "in1"),
-    "matmul": _pair("in0", "in1"),
-    "div": lambda needs: ["in1"] + (["in0"] if needs[1] else []),
-    "pow": lambda needs: (
-        (["in0", "in1"] if needs[0] else []) + (["in0", "out"] if needs[1] else [])
-    ),
-    "max": lambda needs: ["in0", "in1"],
-    "min": lambda needs: ["in0", "in1"],
-    "exp": lambda needs: ["out"],
-    "log": lambda needs: ["in0"],
-    "sqrt": lambda needs: ["out"],
-    "sin": lambda needs: ["in0"],
-    "cos": lambda needs: ["in0"],
-    "tanh": lambda needs: ["out"],
-    "sigmoid": lambda needs: ["out"],
-    "relu": lambda needs: ["out"],
-    "abs": lambda needs: ["in0"],
-    "sum": lambda needs: [],
-    "mean": lambda needs: [],
-    "reshape": lambda needs: [],
-    "transpose": lambda needs: [],
-    "index": lambda needs: [],
-    "softmax": lambda needs: ["out"],
-    "log_softmax": lambda needs: ["out"],
-    "cross_entropy": lambda needs: ["in0"],
-    "mse": lambda needs: ["in0", "in1"],
-    "broadcast_to": lambda needs: [],
-    "scatter": lambda needs: [],
-    "where": lambda needs: [],
-    # cat/stack slice ū back by the inputs' sizes, and gather/scatter_add by their index
-    # lists: shapes and indices, not values (PyTorch keeps sizes and index tensors too)
-    "cat": lambda needs: [],
-    "stack": lambda needs: [],
-    "gather": lambda needs: [],
-    "scatter_add": lambda needs: [],
-    "clamp": lambda needs: ["in0"],  # the mask lo ≤ x ≤ hi: PyTorch's ClampBackward1 keeps x
-}
 
 
 def saved_by(node: Value) -> list[Value]:
@@ -87,7 +35,7 @@ def saved_by(node: Value) -> list[Value]:
     assert node.op is not None
     needs = [x.requires_grad for x in node.inputs]
     out: dict[int, Value] = {}
-    for item in SAVES.get(node.op.name, lambda n: ["in0", "in1", "out"][: len(node.inputs)])(needs):
+    for item in node.op.saves(needs):
         v = node if item == "out" else node.inputs[int(item[2:])]
         out[v.seq] = v
     return list(out.values())

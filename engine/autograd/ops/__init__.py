@@ -7,7 +7,8 @@ a local `gradient` (the contract is engine.autograd.ops.base's docstring), group
     linalg      @                           reduce   sum mean
     join        cat stack                   gather   x[[0, 2]], p[range(N), y]; clamp
     shape       reshape transpose x[key]    nn       softmax log_softmax cross_entropy mse
-    registry    OPS, the one list of ops, and the language's tables derived from it
+    registry    OPS, the one list of ops, and the language's tables derived from it;
+                GRADIENT_OPS, the ops only gradients make (gradients.py, gather.py)
     operators   Value's operators and methods, from the registry; const/detach
 
 Every name is importable from here: `from engine.autograd.ops import OPS, apply, mul`.
@@ -63,6 +64,7 @@ from engine.autograd.ops.registry import (
     BINARY_FUNCTIONS,
     BINARY_OPERATORS,
     FUNCTIONS,
+    GRADIENT_OPS,
     METHODS,
     OPS,
     UNARY_FUNCTIONS,
@@ -110,7 +112,8 @@ from engine.autograd.ops.unary import (
 )
 
 __all__ = [
-    "ARRAY_MATH", "BINARY_FUNCTIONS", "BINARY_OPERATORS", "FUNCTIONS", "MAX_RANK", "METHODS",
+    "ARRAY_MATH", "BINARY_FUNCTIONS", "BINARY_OPERATORS", "FUNCTIONS", "GRADIENT_OPS", "MAX_RANK",
+    "METHODS",
     "OPS", "SCALAR_MATH", "UNARY_FUNCTIONS",
     "Abs", "Add", "Array", "ArrayMath", "Binary", "Cat", "Clamp", "Cos", "CrossEntropy", "Div",
     "Exp", "Gather", "Grads", "Index", "Log", "LogSoftmax", "MatMul", "Math", "Maximum", "Mean",

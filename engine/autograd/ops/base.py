@@ -25,6 +25,10 @@ operations however they are called, and exp, log, tanh, sin and cos call the sam
 as the array path (Python's `math` module, faster, differs from it in the last bit). Only pow's
 rule keeps C's pow for `a^(b−1)`, as ScalarMath always did. tests/test_op_paths.py checks every
 kernel of the registry against its op's `compute` and `gradient`.
+
+Every other fact the lessons and the language need about an op is stated on its class too, so
+that an op is one class (the Op docstring lists them); tests/test_op_facts.py checks each one
+of every op against central differences, its own `gradient`, PyTorch 2.13 and JAX.
 """
 
 from __future__ import annotations
@@ -36,6 +40,9 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 import numpy as np
 
 from engine.autograd.ops.shapes import footprint
+
+if TYPE_CHECKING:
+    from engine.autograd.value import Value
 
 Array = np.ndarray
 Grads = tuple[Array | None, ...]
@@ -135,6 +142,27 @@ class ScalarMath(ArrayMath):
 SCALAR_MATH = ScalarMath()
 
 
+class TangentMath(ArrayMath):
+    """ArrayMath for a rule run forward on tangents (an elementwise op's JVP is its gradient
+    rule with the tangent for ū: its Jacobian is diagonal): nothing is summed back, so
+    `sum_to` keeps the broadcast shape."""
+
+    @staticmethod
+    def sum_to(g: Array, shape: tuple[int, ...]) -> Array:
+        return g
+
+
+TANGENT_MATH = TangentMath()
+
+
+def is_number(v: Value) -> bool:
+    """Was `v` a Python number in the program (`2 - x`, `x ** 3`, `x.shape[0]`)? A scalar
+    constant is taken as one: PyTorch passes a number to an op as a Scalar, not a Tensor, and
+    names some nodes by it (RsubBackward1, PowBackward0). A 0-d `torch.tensor(2.)` constant is
+    a Tensor in PyTorch but is a scalar constant here too: the node does not say which."""
+    return v.kind == "const" and v.data.ndim == 0
+
+
 def is_finite(a: Array) -> bool:
     if type(a) is np.float64:
         return math.isfinite(a)
@@ -150,6 +178,13 @@ class Op:
     (`"exp"`: `exp(x)`), taking `keywords`; `method`, whether `x.function(…)` is a Value method
     too; `api`, the name of its function in engine.autograd.ops when that is not `name`
     (`power`, `absolute`: Python's builtins keep `pow` and `abs`).
+
+    What the lessons read (every op states each; tests/test_op_facts.py checks them all):
+    `jvp(x, t, out)` its forward-mode rule and `jvp_rule` that rule as the page writes it;
+    `saves(needs)` the forward values its backward reads; `grad_fn(inputs)` PyTorch's name for
+    its node; `torch_name`, `jax_name` the functions that compute it in each framework, and
+    `written_as` how the code lesson writes a call of it; `kink` and `kink_at` where its
+    derivative jumps (the gradient check flags a nudge across one).
     """
 
     name: ClassVar[str]
@@ -166,6 +201,53 @@ class Op:
     # Elementwise: on scalar inputs the result is a scalar and no shape check is needed (the
     # scalar fast path of `apply`).
     elementwise: ClassVar[bool] = False
+
+    # The JVP rule as the forward-mode lesson writes it: {0}, {1} the inputs, {d0}, {d1} their
+    # tangents, {out} the result, {all} every input's tangent in order (cat and stack), and
+    # the names `rule_values` gives ({lo}, {hi}: clamp's bounds).
+    jvp_rule: ClassVar[str]
+    # What `saves` gives when it does not depend on which inputs need a gradient.
+    saved: ClassVar[tuple[str, ...]]
+    # PyTorch 2.13's grad_fn for this op's node, when it does not depend on the inputs.
+    grad_fn_name: ClassVar[str | None]
+    # The functions computing it in PyTorch (`torch.`, `F.` for torch.nn.functional) and JAX
+    # (`jnp.` for jax.numpy, `jax.nn.`), as the code lesson writes them; None: there is none.
+    torch_name: ClassVar[str | None]
+    jax_name: ClassVar[str | None]
+    # How the code lesson writes a call of it: the name of engine.lessons.code.writer.Writer's
+    # method for that form ("by_name": the function above, applied to the arguments).
+    written_as: ClassVar[str] = "by_name"
+    # Its derivative jumps somewhere (relu and abs at 0, max and min at a tie, clamp at its
+    # bounds): a central difference across that point is not a derivative.
+    kink: ClassVar[bool] = False
+    # The number that leaves the other input as it is, on the right (x + 0, x − 0, x·1, x/1),
+    # and on the left too if `commutes`: grad() makes no node for such a step.
+    unit: ClassVar[float | None] = None
+    commutes: ClassVar[bool] = False
+
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        """The output's tangent, from the inputs' values `x`, their tangents `t` and the output
+        value (forward mode: the Jacobian times the tangents)."""
+        raise NotImplementedError
+
+    def rule_values(self) -> dict[str, str]:
+        """Names the op's rule texts use besides its inputs and output ({lo}, {hi}: clamp)."""
+        return {}
+
+    def saves(self, needs: Needs) -> tuple[str, ...]:
+        """The forward values its backward reads, given which inputs need a gradient: "in0",
+        "in1" (its inputs) or "out" (its result), as PyTorch's grad_fn saves them."""
+        return self.saved
+
+    def grad_fn(self, inputs: Sequence[Value]) -> str | None:
+        """The grad_fn name PyTorch 2.13 gives this op's node, made from `inputs` (None: none
+        that a lesson can say)."""
+        return self.grad_fn_name
+
+    def kink_at(self, *ins: Array) -> tuple[Array, ...]:
+        """Where the derivative jumps, as values that are 0 there: a nudge that moves one
+        across 0 (or off it) crossed a kink."""
+        return ()
 
     def params(self) -> dict[str, Any]:
         """The op's constant parameters (axis, shape, labels…), for the trace and the drawing."""

@@ -2,19 +2,33 @@
 
 Each class states its maths in its docstring, computes it (`compute`), differentiates it
 (`gradient`, for any Math) and, as the scalar fast path, computes both again on float64
-scalars (`scalar`, `scalar_grad`). The lower-case function under each class builds a node.
+scalars (`scalar`, `scalar_grad`); then its facts (engine.autograd.ops.base.Op): its JVP rule's
+text (the JVP itself is `gradient`'s, see Binary), what it saves, its grad_fn and its PyTorch
+and JAX functions. The lower-case function under each class builds a node.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.autograd.ops.base import SCALAR_MATH, Array, Grads, Math, Needs, Op
+from engine.autograd.ops.base import (
+    SCALAR_MATH,
+    TANGENT_MATH,
+    Array,
+    Grads,
+    Math,
+    Needs,
+    Op,
+    is_number,
+)
 from engine.autograd.ops.forward import op_function
 from engine.autograd.ops.shapes import broadcast_shape
+
+if TYPE_CHECKING:
+    from engine.autograd.value import Value
 
 _ZERO = np.float64(0.0)
 _ONE = np.float64(1.0)
@@ -29,6 +43,20 @@ class Binary(Op):
 
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         return broadcast_shape(*shapes)
+
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        """`gradient`'s term for each input with that input's tangent for ū, not summed back
+        (an elementwise op's Jacobian is diagonal). An input whose tangent is 0 adds nothing,
+        and no 0·∞ either (pow's ln of a negative base, where the exponent is a constant)."""
+        total = np.zeros(np.shape(out))
+        for i, ti in enumerate(t):
+            if np.any(ti):
+                term: Any = self.gradient(ti, x, out, (i == 0, i == 1), TANGENT_MATH)[i]
+                total = total + term
+        return total
+
+    def kink_at(self, *ins: Array) -> tuple[Array, ...]:
+        return (np.asarray(ins[0] - ins[1]),) if self.kink else ()
 
     def scalar(self, x: Any, y: Any) -> Any:
         """`compute` on two float64 scalars (the op's own maths, unless a subclass writes it
@@ -46,6 +74,9 @@ class Add(Binary):
 
     name, symbol, rules = "add", "+", ("ū", "ū")
     operator = "+"
+    jvp_rule, saved, grad_fn_name = "{d0} + {d1}", (), "AddBackward0"
+    torch_name, jax_name = "torch.add", "jnp.add"
+    unit, commutes = 0.0, True
 
     def compute(self, a: Array, b: Array) -> Array:
         return a + b
@@ -72,6 +103,12 @@ class Sub(Binary):
 
     name, symbol, rules = "sub", "-", ("ū", "−ū")
     operator = "-"
+    jvp_rule, saved = "{d0} − {d1}", ()
+    torch_name, jax_name = "torch.sub", "jnp.subtract"
+    unit = 0.0
+
+    def grad_fn(self, inputs: Sequence[Value]) -> str | None:
+        return "RsubBackward1" if is_number(inputs[0]) else "SubBackward0"  # 2 - x: rsub(x, 2)
 
     def compute(self, a: Array, b: Array) -> Array:
         return a - b
@@ -98,6 +135,12 @@ class Mul(Binary):
 
     name, symbol, rules = "mul", "*", ("ū·{1}", "ū·{0}")
     operator = "*"
+    jvp_rule, grad_fn_name = "{d0}·{1} + {0}·{d1}", "MulBackward0"
+    torch_name, jax_name = "torch.mul", "jnp.multiply"
+    unit, commutes = 1.0, True
+
+    def saves(self, needs: Needs) -> tuple[str, ...]:
+        return (("in1",) if needs[0] else ()) + (("in0",) if needs[1] else ())  # the other one
 
     def compute(self, a: Array, b: Array) -> Array:
         return a * b
@@ -125,6 +168,15 @@ class Div(Binary):
     name, symbol, rules = "div", "/", ("ū/{1}", "−ū·{0}/{1}²")
     operator = "/"
     domain_hint = "division by zero"
+    jvp_rule = "{d0}/{1} − {0}·{d1}/{1}²"
+    torch_name, jax_name = "torch.div", "jnp.divide"
+    unit = 1.0
+
+    def saves(self, needs: Needs) -> tuple[str, ...]:
+        return ("in1", "in0") if needs[1] else ("in1",)
+
+    def grad_fn(self, inputs: Sequence[Value]) -> str | None:
+        return "MulBackward0" if is_number(inputs[0]) else "DivBackward0"  # 2 / x: x⁻¹·2
 
     def compute(self, a: Array, b: Array) -> Array:
         return a / b
@@ -158,6 +210,18 @@ class Pow(Binary):
         "a negative base with a fractional exponent, a zero base with a negative exponent, "
         "or a result too large for float64"
     )
+    jvp_rule = "{1}·{0}^({1}−1)·{d0} + {out}·ln {0}·{d1}"
+    torch_name, jax_name = "torch.pow", "jnp.power"
+
+    def saves(self, needs: Needs) -> tuple[str, ...]:
+        return ("in0", "in1", "out") if needs[1] else ("in0", "in1")
+
+    def grad_fn(self, inputs: Sequence[Value]) -> str | None:
+        """x ** 2 is PowBackward0 (a number exponent), 2 ** x PowBackward2 (a number base),
+        x ** y PowBackward1."""
+        if is_number(inputs[1]):
+            return "PowBackward0"
+        return "PowBackward2" if is_number(inputs[0]) else "PowBackward1"
 
     def compute(self, a: Array, b: Array) -> Array:
         return np.power(a, b)
@@ -192,6 +256,9 @@ class Maximum(Binary):
 
     name, symbol, rules = "max", "max", ("ū·[{0} ≥ {1}]", "ū·[{1} ≥ {0}]")
     function, api = "max", "maximum"
+    jvp_rule = "[{0} ≥ {1}]·{d0} + [{1} ≥ {0}]·{d1}"
+    saved, grad_fn_name, kink = ("in0", "in1"), "MaximumBackward0", True
+    torch_name, jax_name = "torch.maximum", "jnp.maximum"
 
     def compute(self, a: Array, b: Array) -> Array:
         return np.maximum(a, b)
@@ -217,6 +284,9 @@ class Minimum(Binary):
 
     name, symbol, rules = "min", "min", ("ū·[{0} ≤ {1}]", "ū·[{1} ≤ {0}]")
     function, api = "min", "minimum"
+    jvp_rule = "[{0} ≤ {1}]·{d0} + [{1} ≤ {0}]·{d1}"
+    saved, grad_fn_name, kink = ("in0", "in1"), "MinimumBackward0", True
+    torch_name, jax_name = "torch.minimum", "jnp.minimum"
 
     def compute(self, a: Array, b: Array) -> Array:
         return np.minimum(a, b)

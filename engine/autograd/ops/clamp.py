@@ -19,6 +19,9 @@ class Clamp(Op):
 
     name, symbol, rules = "clamp", "clamp", ("ū·[lo ≤ {0} ≤ hi]",)
     function, keywords = "clamp", ("min", "max")
+    jvp_rule, saved, grad_fn_name = "[{lo} ≤ {0} ≤ {hi}]·{d0}", ("in0",), "ClampBackward1"
+    torch_name, jax_name, written_as = "torch.clamp", "jnp.clip", "clamp"
+    kink = True  # at each bound
 
     def __init__(self, lo: float | None = None, hi: float | None = None) -> None:
         self.lo = None if lo is None else float(lo)
@@ -42,6 +45,17 @@ class Clamp(Op):
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (g * m.mask(self.inside(ins[0])),)
+
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return self.inside(x[0]) * t[0]
+
+    def rule_values(self) -> dict[str, str]:
+        """Its bounds as numbers; an absent one is no bound."""
+        lo, hi = self.lo, self.hi
+        return {"lo": "−∞" if lo is None else f"{lo:g}", "hi": "∞" if hi is None else f"{hi:g}"}
+
+    def kink_at(self, *ins: Array) -> tuple[Array, ...]:
+        return tuple(np.asarray(ins[0] - b) for b in (self.lo, self.hi) if b is not None)
 
 
 def clamp(x: Any, lo: float | None = None, hi: float | None = None) -> Value:

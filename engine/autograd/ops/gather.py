@@ -70,6 +70,8 @@ class Gather(Op):
     x̄ += ū added into zeros of x's shape at each index (a repeated index adds up)."""
 
     name, symbol, rules = "gather", "[…]", ("ū added at each index of {0}",)
+    jvp_rule, saved, grad_fn_name = "{d0}[key]", (), "IndexBackward0"
+    torch_name = jax_name = None  # written x[[0, 2]]
 
     def __init__(self, key: tuple[KeyPart, ...]) -> None:
         self.key = tuple(
@@ -89,12 +91,18 @@ class Gather(Op):
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (_run(ScatterAdd(tuple(ins[0].shape), self.key), g, m),)
 
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return self.compute(t[0])  # linear: the op itself, on the tangent
+
 
 class ScatterAdd(Op):
     """f(u) = zeros(shape) with u added at `key`'s indices (np.add.at; the gradient of
     gather);  ū_in += ū[key]."""
 
     name, symbol, rules = "scatter_add", "scatter+", ("ū[key]",)
+    # PyTorch's gradient of x[[…]] under create_graph is an _index_put_impl_ that adds
+    jvp_rule, saved, grad_fn_name = "scatter_add {d0}", (), "IndexPutImplBackward0"
+    torch_name = jax_name = None  # made inside grad(), never written
 
     def __init__(self, shape: tuple[int, ...], key: tuple[KeyPart, ...]) -> None:
         self.shape = tuple(int(d) for d in shape)
@@ -113,6 +121,9 @@ class ScatterAdd(Op):
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (_run(Gather(self.key), g, m),)
+
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return self.compute(t[0])  # linear: the op itself, on the tangent
 
 
 def gather(x: Any, key: tuple[KeyPart, ...]) -> Value:

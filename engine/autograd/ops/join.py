@@ -27,6 +27,8 @@ class Cat(Op):
     name, symbol = "cat", "cat"
     rules = ("ū's slice where {0} sits",)
     arity, function, keywords = 0, "cat", ("axis",)  # arity 0: any number, written as a list
+    jvp_rule, saved, grad_fn_name = "cat({all})", (), "CatBackward0"
+    torch_name, jax_name, written_as = "torch.cat", "jnp.concatenate", "join"
 
     def __init__(self, axis: int = 0, count: int = 1) -> None:
         self.axis = axis
@@ -59,6 +61,9 @@ class Cat(Op):
         self.out_shape(*(a.shape for a in arrays))
         return np.concatenate(arrays, axis=self.axis)
 
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return self.compute(*t)  # linear: the op itself, on the tangents
+
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         axis = self.axis % len(out.shape)
         grads: list[Any] = []
@@ -78,6 +83,8 @@ class Stack(Op):
     name, symbol = "stack", "stack"
     rules = ("ū's entry where {0} sits",)
     arity, function, keywords = 0, "stack", ("axis",)  # arity 0: any number, written as a list
+    jvp_rule, saved, grad_fn_name = "stack({all})", (), "StackBackward0"
+    torch_name, jax_name, written_as = "torch.stack", "jnp.stack", "join"
 
     def __init__(self, axis: int = 0, count: int = 1) -> None:
         self.axis = axis
@@ -103,6 +110,9 @@ class Stack(Op):
     def compute(self, *arrays: Array) -> Array:
         self.out_shape(*(a.shape for a in arrays))
         return np.stack(arrays, axis=self.axis)
+
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return self.compute(*t)  # linear: the op itself, on the tangents
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         axis = self.axis % len(out.shape)

@@ -4,13 +4,24 @@ vector)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.autograd.ops.base import Array, Grads, Math, Needs, Op
 from engine.autograd.ops.forward import op_function
 from engine.autograd.ops.shapes import OpError, broadcast_shape, footprint, shape_text
+
+if TYPE_CHECKING:
+    from engine.autograd.value import Value
+
+# PyTorch's node for a product of two sides of at most 2 dims, by their dims.
+_SMALL_GRAD_FNS = {
+    (1, 1): "DotBackward0",
+    (2, 1): "MvBackward0",
+    (1, 2): "SqueezeBackward4",  # the vector as one row, mm, then that row squeezed away
+    (2, 2): "MmBackward0",
+}
 
 
 class MatMul(Op):
@@ -21,6 +32,40 @@ class MatMul(Op):
 
     name, symbol, rules = "matmul", "@", ("ū·{1}ᵀ", "{0}ᵀ·ū")
     arity, operator, function = 2, "@", "matmul"
+    jvp_rule = "{d0}@{1} + {0}@{d1}"
+    torch_name, jax_name, written_as = "torch.matmul", "jnp.matmul", "matmul"
+
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        (a, b), (ta, tb) = x, t
+        total = np.zeros(np.shape(out))
+        if np.any(ta):
+            total = total + np.matmul(ta, b)
+        if np.any(tb):
+            total = total + np.matmul(a, tb)
+        return total
+
+    def saves(self, needs: Needs) -> tuple[str, ...]:
+        return (("in1",) if needs[0] else ()) + (("in0",) if needs[1] else ())  # the other one
+
+    def grad_fn(self, inputs: Sequence[Value]) -> str | None:
+        """As torch.matmul dispatches: dot, mv, mm for small sides; with a batch, one mm over
+        the batch folded into rows, or bmm, then a view back (UnsafeViewBackward0). A matrix
+        times a batch is folded from the other side when the matrix needs a grad, and comes
+        back transposed: copied (CloneBackward0) unless the result is one row or one column.
+        A 3-d side with a batch of 1 against another batch is squeezed first if it needs a
+        grad."""
+        a, b = inputs
+        sa, sb = a.data.shape, b.data.shape
+        if len(sa) <= 2 and len(sb) <= 2:
+            return _SMALL_GRAD_FNS[(len(sa), len(sb))]
+        if len(sa) == len(sb) == 3 and sa[0] != sb[0]:
+            if sa[0] == 1 and a.requires_grad:
+                sa = sa[1:]
+            elif sb[0] == 1 and b.requires_grad:
+                sb = sb[1:]
+        if len(sa) == 2 and len(sb) >= 3 and a.requires_grad:
+            return "TransposeBackward0" if 1 in (sa[0], sb[-1]) else "CloneBackward0"
+        return "UnsafeViewBackward0"
 
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         a, b = shapes

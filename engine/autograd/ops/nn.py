@@ -22,6 +22,8 @@ class Softmax(Op):
 
     name, symbol, rules = "softmax", "softmax", ("{out}·(ū − Σ ū·{out})",)
     function, keywords, method = "softmax", ("axis",), True
+    jvp_rule, saved, grad_fn_name = "{out}·({d0} − Σ {out}·{d0})", ("out",), "SoftmaxBackward0"
+    torch_name, jax_name, written_as = "torch.softmax", "jax.nn.softmax", "softmax"
 
     def __init__(self, axis: int = -1) -> None:
         self.axis = axis
@@ -40,12 +42,17 @@ class Softmax(Op):
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (out * (g - m.sum(g * out, axis=self.axis, keepdims=True)),)
 
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return out * (t[0] - np.sum(out * t[0], axis=self.axis, keepdims=True))
+
 
 class LogSoftmax(Softmax):
     """l = z − log Σ e^z along `axis`;  z̄ += ū − softmax(z)·Σ ū."""
 
     name, symbol, rules = "log_softmax", "log_softmax", ("ū − softmax({0})·Σ ū",)
     function = "log_softmax"
+    jvp_rule, grad_fn_name = "{d0} − Σ softmax({0})·{d0}", "LogSoftmaxBackward0"
+    torch_name, jax_name = "torch.log_softmax", "jax.nn.log_softmax"
 
     def compute(self, z: Array) -> Array:
         if z.ndim == 0:
@@ -59,6 +66,9 @@ class LogSoftmax(Softmax):
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (g - m.exp(out) * m.sum(g, axis=self.axis, keepdims=True),)
 
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return t[0] - np.sum(np.exp(out) * t[0], axis=self.axis, keepdims=True)
+
 
 class CrossEntropy(Op):
     """Softmax + negative log-likelihood, fused: L = mean over rows of (log Σ e^z − z[t]);
@@ -66,6 +76,10 @@ class CrossEntropy(Op):
 
     name, symbol, rules = "cross_entropy", "cross_entropy", ("ū·(softmax({0}) − onehot(t))/N",)
     function = "cross_entropy"
+    jvp_rule = "Σ (softmax({0}) − onehot(t))·{d0} / N"
+    saved, grad_fn_name = ("in0",), "NllLossBackward0"
+    # JAX has no cross-entropy of its own: the lesson writes it with jax.nn.log_softmax
+    torch_name, jax_name, written_as = "F.cross_entropy", None, "cross_entropy"
 
     def __init__(self, labels: int | Sequence[int]) -> None:
         try:
@@ -126,12 +140,20 @@ class CrossEntropy(Op):
         rows = 1 if z.ndim == 1 else z.shape[0]
         return (g * (m.softmax(z, -1) - self.onehot(z)) / float(rows),)
 
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        z = x[0]
+        rows = 1 if z.ndim == 1 else z.shape[0]
+        return np.asarray(np.sum((ARRAY_MATH.softmax(z, -1) - self.onehot(z)) * t[0]) / rows)
+
 
 class Mse(Op):
     """L = mean((p − y)²);  p̄ += ū·2(p − y)/n,  ȳ += −ū·2(p − y)/n (n = elements)."""
 
     name, symbol, rules = "mse", "mse", ("ū·2({0}−{1})/n", "−ū·2({0}−{1})/n")
     arity, function = 2, "mse"
+    jvp_rule, saved, grad_fn_name = "Σ 2({0}−{1})({d0}−{d1})/n", ("in0", "in1"), "MseLossBackward0"
+    # JAX has no mse of its own: the lesson writes ((p - y)**2).mean()
+    torch_name, jax_name, written_as = "F.mse_loss", None, "mse"
 
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         broadcast_shape(*shapes)
@@ -155,6 +177,11 @@ class Mse(Op):
             m.sum_to(scaled, p.shape) if needs[0] else None,
             m.sum_to(-scaled, y.shape) if needs[1] else None,
         )
+
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        p, y = x
+        n = max(np.broadcast(p, y).size, 1)
+        return np.asarray(np.sum(2 * (p - y) * (t[0] - t[1])) / n)
 
 
 def softmax(z: Any, axis: int = -1) -> Value:

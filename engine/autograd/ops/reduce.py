@@ -33,6 +33,8 @@ class Sum(Op):
 
     name, symbol, rules = "sum", "sum", ("ū broadcast to {0}'s shape",)
     function, keywords, method = "sum", ("axis", "keepdims"), True
+    jvp_rule, saved = "Σ {d0}", ()
+    torch_name, jax_name, written_as = "torch.sum", "jnp.sum", "reduction"
 
     def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
         self.axis = axis
@@ -40,6 +42,13 @@ class Sum(Op):
 
     def params(self) -> dict[str, Any]:
         return {"axis": self.axis, "keepdims": self.keepdims}
+
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return self.compute(t[0])  # linear: the op itself, on the tangent
+
+    def grad_fn(self, inputs: Sequence[Value]) -> str | None:
+        """SumBackward0 over everything, SumBackward1 over given axes (MeanBackward0, 1)."""
+        return f"{type(self).__name__}Backward{0 if self.axis is None else 1}"
 
     def compute(self, x: Array) -> Array:
         normalise_axes(self.axis, x.ndim, self.name)
@@ -62,6 +71,8 @@ class Mean(Sum):
 
     name, symbol, rules = "mean", "mean", ("ū/n broadcast to {0}'s shape",)
     function = "mean"
+    jvp_rule = "mean {d0}"
+    torch_name, jax_name = "torch.mean", "jnp.mean"
 
     def compute(self, x: Array) -> Array:
         axes = normalise_axes(self.axis, x.ndim, self.name)

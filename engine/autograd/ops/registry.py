@@ -14,6 +14,10 @@ Each op class says how it is written (see engine.autograd.ops.base.Op):
     method    True        `x.exp()`, `x.sum(axis=0)`: the function is a Value method as well
     api       "power"     its lower-case function in engine.autograd.ops, when not `name`
 
+and what every lesson reads of it (its JVP, what it saves, its grad_fn, its PyTorch and JAX
+functions, its kinks: see Op's docstring). GRADIENT_OPS lists the ops only gradients make,
+which have the same facts.
+
 Tables: FUNCTIONS (language function → class), UNARY_FUNCTIONS (the elementwise functions of
 one value: exp, log, …), BINARY_FUNCTIONS (max, min, matmul, mse), BINARY_OPERATORS ("+" →
 Add, …) and METHODS (Value method → class). engine.autograd.ops.operators gives Value its
@@ -25,7 +29,8 @@ from __future__ import annotations
 from engine.autograd.ops.base import Op
 from engine.autograd.ops.binary import Add, Div, Maximum, Minimum, Mul, Pow, Sub
 from engine.autograd.ops.clamp import Clamp
-from engine.autograd.ops.gather import Gather
+from engine.autograd.ops.gather import Gather, ScatterAdd
+from engine.autograd.ops.gradients import BroadcastTo, Scatter, Where
 from engine.autograd.ops.join import Cat, Stack
 from engine.autograd.ops.linalg import MatMul
 from engine.autograd.ops.nn import CrossEntropy, LogSoftmax, Mse, Softmax
@@ -41,6 +46,11 @@ OPS: dict[str, type[Op]] = {
         CrossEntropy, Mse, Cat, Stack, Clamp, Gather,
     )
 }  # fmt: skip
+
+# The ops only gradients make (grad()'s graphs): no spelling in the language, the same facts.
+GRADIENT_OPS: dict[str, type[Op]] = {
+    cls.name: cls for cls in (BroadcastTo, Scatter, Where, ScatterAdd)
+}
 
 FUNCTIONS: dict[str, type[Op]] = {cls.function: cls for cls in OPS.values() if cls.function}
 UNARY_FUNCTIONS = {f: cls for f, cls in FUNCTIONS.items() if cls.elementwise and cls.arity == 1}

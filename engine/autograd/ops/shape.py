@@ -1,11 +1,15 @@
 """Views: reshape, transpose and indexing with constant ints and slices (the elements stay,
-their arrangement changes)."""
+their arrangement changes).
+
+In PyTorch these make views that share their input's memory, and which node a reshape makes
+depends on how that memory is laid out: `torch_strides` follows the layout along a chain of
+views (each view op's `view_strides`), as PyTorch's strides are, for Reshape's grad_fn."""
 
 from __future__ import annotations
 
 import math
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -14,12 +18,17 @@ from engine.autograd.ops.forward import apply
 from engine.autograd.ops.shapes import OpError, shape_text
 from engine.autograd.value import Value
 
+if TYPE_CHECKING:
+    Strides = tuple[int, ...]
+
 
 class Reshape(Op):
     """f(x) = x with a new shape (same elements);  x̄ += ū reshaped back."""
 
     name, symbol, rules = "reshape", "reshape", ("ū reshaped to {0}'s shape",)
     function, method = "reshape", True
+    jvp_rule, saved = "reshape {d0}", ()
+    torch_name, jax_name, written_as = "torch.reshape", "jnp.reshape", "reshape"
 
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape = tuple(shape)
@@ -52,6 +61,25 @@ class Reshape(Op):
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (m.reshape(g, ins[0].shape),)
 
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return self.compute(t[0])  # linear: the op itself, on the tangent
+
+    def grad_fn(self, inputs: Sequence[Value]) -> str | None:
+        """torch.reshape views a contiguous tensor (ViewBackward0), aliases one whose layout
+        still allows it (ReshapeAliasBackward0: x.T.reshape(x.T.shape)), and otherwise copies
+        it first (UnsafeViewBackward0: x.T.reshape(-1))."""
+        shape, strides = inputs[0].data.shape, torch_strides(inputs[0])
+        if is_contiguous(shape, strides):
+            return "ViewBackward0"
+        if viewed_strides(shape, strides, self.out_shape(shape)) is not None:
+            return "ReshapeAliasBackward0"
+        return "UnsafeViewBackward0"
+
+    def view_strides(self, shape: tuple[int, ...], strides: Strides) -> Strides:
+        """The result's strides: a view where the layout allows one, else a contiguous copy."""
+        out = self.out_shape(shape)
+        return viewed_strides(shape, strides, out) or contiguous_strides(out)
+
 
 class Transpose(Op):
     """f(x) = x with its axes permuted (reversed by default);
@@ -59,6 +87,8 @@ class Transpose(Op):
 
     name, symbol, rules = "transpose", "ᵀ", ("ū transposed back",)
     operator, function, keywords, method = ".T", "transpose", ("axes",), True
+    jvp_rule, saved, grad_fn_name = "{d0} transposed", (), "PermuteBackward0"
+    torch_name, jax_name, written_as = "torch.permute", "jnp.transpose", "transpose"
 
     def __init__(self, axes: tuple[int, ...] | None = None) -> None:
         self.axes = None if axes is None else tuple(axes)
@@ -80,12 +110,21 @@ class Transpose(Op):
         perm = self.permutation(ins[0].ndim)
         return (m.transpose(g, tuple(int(i) for i in np.argsort(perm))),)
 
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return self.compute(t[0])  # linear: the op itself, on the tangent
+
+    def view_strides(self, shape: tuple[int, ...], strides: Strides) -> Strides:
+        """The input's strides, permuted: a transpose moves no element."""
+        return tuple(strides[p] for p in self.permutation(len(shape)))
+
 
 class Index(Op):
     """f(x) = x[key] with constant ints and slices;  x̄ += ū scattered into zeros of x's shape."""
 
     name, symbol, rules = "index", "[]", ("ū scattered into zeros of {0}'s shape",)
     operator = "[]"
+    jvp_rule, saved = "{d0}[key]", ()
+    torch_name = jax_name = None  # written x[key]
 
     def __init__(self, key: tuple[int | slice, ...]) -> None:
         self.key = tuple(constant_index(k) for k in key)
@@ -106,6 +145,104 @@ class Index(Op):
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
         return (m.scatter(g, ins[0].shape, self.key),)
+
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        return self.compute(t[0])  # linear: the op itself, on the tangent
+
+    def grad_fn(self, inputs: Sequence[Value]) -> str | None:
+        """The last view PyTorch applies: SelectBackward0 (an int), SliceBackward0 (a slice);
+        AliasBackward0 if it applies none (x[:, :])."""
+        views = torch_views(self.key, inputs[0].data.shape)
+        return f"{views[-1]}Backward0" if views else "AliasBackward0"
+
+    def view_strides(self, shape: tuple[int, ...], strides: Strides) -> Strides:
+        """An int drops its axis; a slice keeps it, its stride times the slice's step."""
+        out = []
+        for i, (n, stride) in enumerate(zip(shape, strides, strict=True)):
+            k = self.key[i] if i < len(self.key) else slice(None)
+            if isinstance(k, slice):
+                out.append(stride * k.indices(n)[2])
+        return tuple(out)
+
+
+def torch_views(key: tuple[int | slice, ...], shape: tuple[int, ...]) -> list[str]:
+    """The views PyTorch applies for x[key] on a tensor of `shape`, in order: "Select" for an
+    int, "Slice" for a slice. In a key of several parts a slice of a whole axis is skipped
+    (`x[:, 0]` is one select); a lone slice is always applied (`x[:]` is a slice)."""
+    views = []
+    for k, n in zip(key, shape, strict=False):
+        if isinstance(k, int):
+            views.append("Select")
+        elif len(key) == 1 or k.indices(n) != (0, n, 1):
+            views.append("Slice")
+    return views
+
+
+VIEWS = (Reshape, Transpose, Index)
+
+
+def torch_strides(v: Value) -> Strides:
+    """The strides (in elements) of PyTorch's tensor for `v`: a view shares its input's memory
+    (VIEWS: each op's `view_strides`); every other result is taken as a new contiguous tensor.
+    PyTorch's elementwise ops keep a permuted input's layout, which this does not follow:
+    `exp(x.T).reshape(-1)` is named as if exp's result were contiguous."""
+    chain = []
+    while isinstance(v.op, VIEWS):
+        chain.append(v)
+        v = v.inputs[0]
+    strides = contiguous_strides(v.data.shape)
+    for node in reversed(chain):
+        strides = node.op.view_strides(node.inputs[0].data.shape, strides)  # type: ignore[union-attr]
+    return strides
+
+
+def contiguous_strides(shape: Sequence[int]) -> Strides:
+    """The strides of a row-major tensor of `shape`, as PyTorch makes a new one."""
+    strides, step = [], 1
+    for n in reversed(shape):
+        strides.append(step)
+        step *= max(n, 1)
+    return tuple(reversed(strides))
+
+
+def is_contiguous(shape: Sequence[int], strides: Strides) -> bool:
+    """PyTorch's is_contiguous: row-major, an axis of length 1 having any stride."""
+    if 0 in shape:
+        return True
+    expected = 1
+    for n, stride in zip(reversed(shape), reversed(strides), strict=True):
+        if n != 1:
+            if stride != expected:
+                return False
+            expected *= n
+    return True
+
+
+def viewed_strides(shape: Sequence[int], strides: Strides, new: Sequence[int]) -> Strides | None:
+    """The strides of `new`, a view of memory laid out as `shape` and `strides`, or None if no
+    view can have that shape (PyTorch's rule for reshape and view): the old axes fall into
+    runs that are contiguous with each other, and each run must be split into whole new axes,
+    none of them taking elements from two runs."""
+    if not shape:
+        return (1,) * len(new)
+    if math.prod(shape) == 0:
+        return tuple(strides) if tuple(shape) == tuple(new) else contiguous_strides(new)
+    out = [0] * len(new)
+    view_d = len(new) - 1
+    base = strides[-1]  # the stride of the innermost axis of the current run
+    run = view_run = 1  # elements of the current run, and of the new axes that cover it
+    for d in range(len(shape) - 1, -1, -1):
+        run *= shape[d]
+        if d == 0 or (shape[d - 1] != 1 and strides[d - 1] != run * base):  # a run ends here
+            while view_d >= 0 and (view_run < run or new[view_d] == 1):
+                out[view_d] = view_run * base
+                view_run *= new[view_d]
+                view_d -= 1
+            if view_run != run:
+                return None
+            if d > 0:
+                base, run, view_run = strides[d - 1], 1, 1
+    return tuple(out) if view_d == -1 else None
 
 
 def constant_index(k: Any) -> int | slice:

@@ -2,7 +2,10 @@
 
 Each class states its maths in its docstring, computes it (`compute`), differentiates it
 (`local`, for any Math) and, as the scalar fast path, computes both again on float64 scalars
-(`scalar`, `scalar_grad`). The lower-case function under each class builds a node.
+(`scalar`, `scalar_grad`); then its facts (engine.autograd.ops.base.Op): its JVP rule's text
+(the JVP itself is `local`'s, see Unary), what it saves, its grad_fn and its PyTorch and JAX
+functions. The lower-case function under each class builds a node. A new elementwise op is
+one class here and its entry in engine.autograd.ops.registry's OPS.
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.autograd.ops.base import SCALAR_MATH, Array, Grads, Math, Needs, Op
+from engine.autograd.ops.base import SCALAR_MATH, TANGENT_MATH, Array, Grads, Math, Needs, Op
 from engine.autograd.ops.forward import op_function
 
 _F64 = np.float64
@@ -31,6 +34,14 @@ class Unary(Op):
     def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
         raise NotImplementedError
 
+    def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
+        """`local` with the tangent for ū: an elementwise op's Jacobian is diagonal, so its
+        JVP and its VJP are the same product."""
+        return self.local(t[0], x[0], out, TANGENT_MATH)  # type: ignore[no-any-return]
+
+    def kink_at(self, *ins: Array) -> tuple[Array, ...]:
+        return (ins[0],) if self.kink else ()
+
     def scalar(self, x: Any) -> Any:
         """`compute` on a float64 scalar."""
         return self.compute(x)
@@ -45,6 +56,8 @@ class Neg(Unary):
 
     name, symbol, rules = "neg", "-", ("−ū",)
     operator = "-"
+    jvp_rule, saved, grad_fn_name = "−{d0}", (), "NegBackward0"
+    torch_name, jax_name = "torch.neg", "jnp.negative"
 
     def compute(self, x: Array) -> Array:
         return -x
@@ -68,6 +81,8 @@ class Exp(Unary):
     name, symbol, rules = "exp", "exp", ("ū·{out}",)
     function, method = "exp", True
     domain_hint = "exp overflows float64 above about 709"
+    jvp_rule, saved, grad_fn_name = "{out}·{d0}", ("out",), "ExpBackward0"
+    torch_name, jax_name = "torch.exp", "jnp.exp"
 
     def compute(self, x: Array) -> Array:
         return np.exp(x)
@@ -88,6 +103,8 @@ class Log(Unary):
     name, symbol, rules = "log", "log", ("ū/{0}",)
     function, method = "log", True
     domain_hint = "log needs positive numbers: log(0) is −inf, log of a negative is NaN"
+    jvp_rule, saved, grad_fn_name = "{d0}/{0}", ("in0",), "LogBackward0"
+    torch_name, jax_name = "torch.log", "jnp.log"
 
     def compute(self, x: Array) -> Array:
         return np.log(x)
@@ -108,6 +125,8 @@ class Sqrt(Unary):
     name, symbol, rules = "sqrt", "sqrt", ("ū/(2·{out})",)
     function, method = "sqrt", True
     domain_hint = "sqrt needs numbers ≥ 0, and its gradient at 0 is infinite"
+    jvp_rule, saved, grad_fn_name = "{d0}/(2·{out})", ("out",), "SqrtBackward0"
+    torch_name, jax_name = "torch.sqrt", "jnp.sqrt"
 
     def compute(self, x: Array) -> Array:
         return np.sqrt(x)
@@ -131,6 +150,8 @@ class Sin(Unary):
 
     name, symbol, rules = "sin", "sin", ("ū·cos {0}",)
     function, method = "sin", True
+    jvp_rule, saved, grad_fn_name = "cos {0}·{d0}", ("in0",), "SinBackward0"
+    torch_name, jax_name = "torch.sin", "jnp.sin"
 
     def compute(self, x: Array) -> Array:
         return np.sin(x)
@@ -150,6 +171,8 @@ class Cos(Unary):
 
     name, symbol, rules = "cos", "cos", ("−ū·sin {0}",)
     function, method = "cos", True
+    jvp_rule, saved, grad_fn_name = "−sin {0}·{d0}", ("in0",), "CosBackward0"
+    torch_name, jax_name = "torch.cos", "jnp.cos"
 
     def compute(self, x: Array) -> Array:
         return np.cos(x)
@@ -169,6 +192,8 @@ class Tanh(Unary):
 
     name, symbol, rules = "tanh", "tanh", ("ū·(1−{out}²)",)
     function, method = "tanh", True
+    jvp_rule, saved, grad_fn_name = "(1−{out}²)·{d0}", ("out",), "TanhBackward0"
+    torch_name, jax_name = "torch.tanh", "jnp.tanh"
 
     def compute(self, x: Array) -> Array:
         return np.tanh(x)
@@ -188,6 +213,8 @@ class Sigmoid(Unary):
 
     name, symbol, rules = "sigmoid", "sigmoid", ("ū·{out}·(1−{out})",)
     function, method = "sigmoid", True
+    jvp_rule, saved, grad_fn_name = "{out}·(1−{out})·{d0}", ("out",), "SigmoidBackward0"
+    torch_name, jax_name = "torch.sigmoid", "jax.nn.sigmoid"
 
     def compute(self, x: Array) -> Array:
         # Two branches so neither exp overflows.
@@ -213,18 +240,22 @@ class Relu(Unary):
 
     name, symbol, rules = "relu", "relu", ("ū·[{0} > 0]",)
     function, method = "relu", True
+    jvp_rule, saved, grad_fn_name = "[{0} > 0]·{d0}", ("out",), "ReluBackward0"
+    torch_name, jax_name = "torch.relu", "jax.nn.relu"
+    kink = True
 
     def compute(self, x: Array) -> Array:
         return np.maximum(x, 0.0)
 
     def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
-        return g * m.mask(x > 0)
+        # [relu(x) > 0] is [x > 0]: read from the output, which is what PyTorch keeps
+        return g * m.mask(out > 0)
 
     def scalar(self, x: Any) -> Any:
         return x if x > 0.0 else _ZERO  # np.maximum(-0.0, 0.0) is +0.0 too
 
     def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
-        return g if x > 0.0 else g * 0.0  # ū·1 is ū; ū·0 keeps the sign of ū, as the mask does
+        return g if out > 0.0 else g * 0.0  # ū·1 is ū; ū·0 keeps the sign of ū, as the mask does
 
 
 relu = op_function(Relu)
@@ -235,6 +266,9 @@ class Abs(Unary):
 
     name, symbol, rules = "abs", "abs", ("ū·sign {0}",)
     function, method, api = "abs", True, "absolute"
+    jvp_rule, saved, grad_fn_name = "sign {0}·{d0}", ("in0",), "AbsBackward0"
+    torch_name, jax_name = "torch.abs", "jnp.abs"
+    kink = True
 
     def compute(self, x: Array) -> Array:
         return np.abs(x)

@@ -1,7 +1,9 @@
 """The parsed program's expressions as Python text, for PyTorch or for JAX (the code lesson).
 
 Operators are written with the Python operator each op has in the op registry
-(`engine.autograd.ops.OPS`), functions with the framework's own name for them.
+(`engine.autograd.ops.OPS`); a call of an op as its class says (`written_as`: the name of the
+Writer method for that form), with the framework's own function for it (`torch_name`,
+`jax_name`).
 """
 
 from __future__ import annotations
@@ -10,17 +12,15 @@ from typing import Any
 
 import numpy as np
 
-from engine.autograd.ops import OPS
+from engine.autograd.ops import FUNCTIONS, OPS, LogSoftmax, Mean, Op
 from engine.autograd.value import Value
 from engine.errors import ProgramError
 from engine.language import flow_ir as fx
 from engine.language import ir
 from engine.language.build_names import CONSTRUCTED
-from engine.language.vocabulary import UNARY
 
 # Python's binding strength of each binary operator (a higher one binds tighter).
-PREC = {"add": 1, "sub": 1, "mul": 2, "div": 2, "matmul": 2, "pow": 4}
-JAX_NN = {"sigmoid", "relu"}  # the elementwise functions JAX has in jax.nn, not jax.numpy
+PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 4}
 
 
 def number_text(v: float) -> str:
@@ -186,74 +186,85 @@ class Writer:
         cur: Any = e
         while isinstance(cur, ir.BinOp):
             spine.append((cur, prec))
-            prec = PREC[cur.op] + (1 if cur.op == "pow" else 0)  # what its left operand gets
+            symbol = OPS[cur.op].operator or ""
+            prec = PREC[symbol] + (1 if symbol == "**" else 0)  # what its left operand gets
             cur = cur.left
         text = self.expr(cur, prec)
         for node, around in reversed(spine):
-            p = PREC[node.op]
-            right = self.expr(node.right, p + (0 if node.op == "pow" else 1))
-            symbol = OPS[node.op].operator
-            text = f"{text}**{right}" if node.op == "pow" else f"{text} {symbol} {right}"
+            symbol = OPS[node.op].operator or ""
+            p = PREC[symbol]
+            right = self.expr(node.right, p + (0 if symbol == "**" else 1))
+            text = f"{text}**{right}" if symbol == "**" else f"{text} {symbol} {right}"
             if p < around:
                 text = f"({text})"
         return text
 
     def call(self, e: ir.Call, prec: int) -> str:
         f = e.func
-        if f in UNARY:
-            return f"{self.unary(f)}({self.expr(e.args[0])})"
         if f in CONSTRUCTED:
             return self.constructor(e, leaf=False)
-        write = CALLS.get(f)
-        if write is None:
+        if f in ("const", "detach"):
+            return self.detach(e, prec)
+        if f == "grad":
+            return self.grad(e, prec)
+        cls = FUNCTIONS.get(f)
+        if cls is None:
             raise unwritable(e)
-        return write(self, e, prec)
+        write = getattr(self, cls.written_as)  # the op says which of the methods below
+        return write(e, cls, prec)  # type: ignore[no-any-return]
 
-    def unary(self, f: str) -> str:
-        if self.torch:
-            return f"torch.{f}"
-        return f"jax.nn.{f}" if f in JAX_NN else f"jnp.{f}"
+    def fn(self, cls: type[Op]) -> str:
+        """The op's function in this framework (torch.tanh, jax.nn.sigmoid)."""
+        name = cls.torch_name if self.torch else cls.jax_name
+        assert name is not None, f"{cls.name} has no function to write in {self.flavour}"
+        return name
+
+    def method(self, cls: type[Op]) -> str:
+        """The op's PyTorch function as a Tensor method: torch.sum → x.sum(…)."""
+        return self.fn(cls).rsplit(".", 1)[-1]
+
+    # One method per way of writing a call (an op's `written_as`) -------------------------------
+    def by_name(self, e: ir.Call, cls: type[Op], prec: int) -> str:
+        """The op's function applied to the arguments, a number as a tensor where PyTorch
+        needs one (torch.exp(2) is refused: 2 is not a Tensor)."""
+        return f"{self.fn(cls)}({', '.join(self.as_tensor(a) for a in e.args)})"
 
     def receiver(self, e: ir.Call) -> str:
         """The first argument, as the object of a method call (`x.sum()`)."""
         return self.expr(e.args[0], 9)
 
-    def extreme(self, e: ir.Call, prec: int) -> str:
-        fn = ("torch." if self.torch else "jnp.") + ("maximum" if e.func == "max" else "minimum")
-        return f"{fn}({self.as_tensor(e.args[0])}, {self.as_tensor(e.args[1])})"
-
-    def matmul(self, e: ir.Call, prec: int) -> str:
+    def matmul(self, e: ir.Call, cls: type[Op], prec: int) -> str:
         text = f"{self.expr(e.args[0], 3)} @ {self.expr(e.args[1], 3)}"
         return f"({text})" if prec > 2 else text
 
-    def mse(self, e: ir.Call, prec: int) -> str:
+    def mse(self, e: ir.Call, cls: type[Op], prec: int) -> str:
         if self.torch:  # F.mse_loss is gradtrace's mse: one op, pasted back
-            return f"F.mse_loss({self.expr(e.args[0])}, {self.expr(e.args[1])})"
+            return f"{self.fn(cls)}({self.expr(e.args[0])}, {self.expr(e.args[1])})"
         return f"(({self.expr(e.args[0], 1)} - {self.expr(e.args[1], 1)})**2).mean()"
 
-    def reduction(self, e: ir.Call, prec: int) -> str:
+    def reduction(self, e: ir.Call, cls: type[Op], prec: int) -> str:
         kw = dict(e.kwargs)
         axis, keep = kw.get("axis"), bool(kw.get("keepdims", False))
         if self.torch:
             inner = "" if axis is None else f"dim={self.axis(axis)}"
             if keep and axis is not None:
                 inner += ", keepdim=True"
-            return f"{self.receiver(e)}.{e.func}({inner})"
+            return f"{self.receiver(e)}.{self.method(cls)}({inner})"
         inner = "" if axis is None else f", axis={self.axis(axis)}"
-        return f"jnp.{e.func}({self.expr(e.args[0])}{inner}{', keepdims=True' if keep else ''})"
+        keep_text = ", keepdims=True" if keep else ""
+        return f"{self.fn(cls)}({self.expr(e.args[0])}{inner}{keep_text})"
 
-    def softmax(self, e: ir.Call, prec: int) -> str:
+    def softmax(self, e: ir.Call, cls: type[Op], prec: int) -> str:
         axis = self.axis(dict(e.kwargs).get("axis", ir.SInt(-1)))
-        if self.torch:
-            return f"torch.{e.func}({self.expr(e.args[0])}, dim={axis})"
-        return f"jax.nn.{e.func}({self.expr(e.args[0])}, axis={axis})"
+        keyword = "dim" if self.torch else "axis"
+        return f"{self.fn(cls)}({self.expr(e.args[0])}, {keyword}={axis})"
 
-    def reshape(self, e: ir.Call, prec: int) -> str:
+    def reshape(self, e: ir.Call, cls: type[Op], prec: int) -> str:
         if self.torch:
-            return f"{self.receiver(e)}.reshape{self.statics(e.args[1])}"
-        return f"jnp.reshape({self.expr(e.args[0])}, {self.statics(e.args[1])})"
+            return f"{self.receiver(e)}.{self.method(cls)}{self.statics(e.args[1])}"
+        return f"{self.fn(cls)}({self.expr(e.args[0])}, {self.statics(e.args[1])})"
 
-    def transpose(self, e: ir.Call, prec: int) -> str:
+    def transpose(self, e: ir.Call, cls: type[Op], prec: int) -> str:
         if len(e.args) > 1:
             axes = self.statics(e.args[1])
         else:
@@ -262,19 +273,21 @@ class Writer:
             axes = "(" + ", ".join(str(i) for i in reversed(range(ndim)))
             axes += ("," if ndim == 1 else "") + ")"
         if self.torch:
-            return f"{self.receiver(e)}.permute{axes}"
-        return f"jnp.transpose({self.expr(e.args[0])}, {axes})"
+            return f"{self.receiver(e)}.{self.method(cls)}{axes}"
+        return f"{self.fn(cls)}({self.expr(e.args[0])}, {axes})"
 
-    def cross_entropy(self, e: ir.Call, prec: int) -> str:
+    def cross_entropy(self, e: ir.Call, cls: type[Op], prec: int) -> str:
         z, t = self.expr(e.args[0]), self.labels(e.args[1])
         if self.torch:
-            return f"F.cross_entropy({z}, {t})"
+            return f"{self.fn(cls)}({z}, {t})"
+        # JAX has no cross-entropy: minus log_softmax at the labels
+        log_p = f"{self.fn(LogSoftmax)}({z})"
         node = self.by_span.get(e.span)
         z_ndim = node.inputs[0].data.ndim if node is not None else 1
         if z_ndim == 1:
-            return f"-jax.nn.log_softmax({z})[{t}]"
+            return f"-{log_p}[{t}]"
         # one label per row (ERRATA 3)
-        return f"-jnp.mean(jax.nn.log_softmax({z})[jnp.arange({z}.shape[0]), {t}])"
+        return f"-{self.fn(Mean)}({log_p}[jnp.arange({z}.shape[0]), {t}])"
 
     def detach(self, e: ir.Call, prec: int) -> str:
         if is_literal(e.args[0]):  # torch.tensor([1.0, 2.0]) without requires_grad: a constant
@@ -304,22 +317,20 @@ class Writer:
             return f"torch.tensor({number})" if self.torch else f"jnp.array({number})"
         return self.expr(e)
 
-    def join(self, e: ir.Call, prec: int) -> str:
+    def join(self, e: ir.Call, cls: type[Op], prec: int) -> str:
         axis = dict(e.kwargs).get("axis", ir.SInt(0))
         at = "" if axis == ir.SInt(0) else self.static(axis)
-        if self.torch:
-            return f"torch.{e.func}({self.expr(e.args[0])}{', dim=' + at if at else ''})"
-        fn = "concatenate" if e.func == "cat" else "stack"
-        return f"jnp.{fn}({self.expr(e.args[0])}{', axis=' + at if at else ''})"
+        keyword = "dim" if self.torch else "axis"
+        return f"{self.fn(cls)}({self.expr(e.args[0])}{f', {keyword}={at}' if at else ''})"
 
-    def clamp(self, e: ir.Call, prec: int) -> str:
+    def clamp(self, e: ir.Call, cls: type[Op], prec: int) -> str:
         kw: dict[str, Any] = dict(e.kwargs)  # min= and max=: a number, or None for no bound
         bounds = {k: None if kw.get(k) is None else number_text(kw[k]) for k in ("min", "max")}
         x = self.as_tensor(e.args[0])
         if self.torch:
             given = ", ".join(f"{k}={v}" for k, v in bounds.items() if v is not None)
-            return f"torch.clamp({x}, {given})"
-        return f"jnp.clip({x}, {bounds['min']}, {bounds['max']})"
+            return f"{self.fn(cls)}({x}, {given})"
+        return f"{self.fn(cls)}({x}, {bounds['min']}, {bounds['max']})"
 
     def constructor(self, e: ir.Call, leaf: bool) -> str:
         """A value made from a shape or a range, drawn and filled by NumPy as gradtrace does."""
@@ -347,26 +358,3 @@ class Writer:
         if self.torch:
             return f"torch.tensor({made}{', requires_grad=True' if leaf else ''})"
         return f"jnp.array({made})"
-
-
-# The language's functions other than the elementwise ones and the constructors, by the method
-# that writes each.
-CALLS = {
-    "max": Writer.extreme,
-    "min": Writer.extreme,
-    "matmul": Writer.matmul,
-    "mse": Writer.mse,
-    "sum": Writer.reduction,
-    "mean": Writer.reduction,
-    "softmax": Writer.softmax,
-    "log_softmax": Writer.softmax,
-    "reshape": Writer.reshape,
-    "transpose": Writer.transpose,
-    "cross_entropy": Writer.cross_entropy,
-    "const": Writer.detach,
-    "detach": Writer.detach,
-    "grad": Writer.grad,
-    "cat": Writer.join,
-    "stack": Writer.join,
-    "clamp": Writer.clamp,
-}

@@ -74,9 +74,19 @@ class PageQuery:
     compressed: bool = False  # the source came from `z=`
     fwd: int | None = None  # forward-pass position (topo index), when stepping it
     given_source: bool = True  # False when the address named no program (the default shows)
+    pass_: str | int | None = None  # `pass=first|last|k`: that pass at its last step
 
     def with_step(self, step: int | None) -> PageQuery:
         return replace(self, step=step)
+
+    def step_in(self, trace: Mapping[str, Any]) -> int | None:
+        """The step to show in `trace`: `step` when given (an index across all passes), else
+        the last step of the pass `pass=` names, else None (the last)."""
+        if self.step is not None or self.pass_ is None:
+            return self.step
+        from engine.drawing.passes import pass_step
+
+        return pass_step(trace, self.pass_)
 
 
 def parse_query(params: Mapping[str, str], *, default_source: bool = True) -> PageQuery:
@@ -111,6 +121,7 @@ def parse_query(params: Mapping[str, str], *, default_source: bool = True) -> Pa
 
     step = _step_param(params.get("step"))
     fwd = _step_param(params.get("fwd"))
+    which = _pass_param(params.get("pass"))
     return PageQuery(
         source=source,
         values=values,
@@ -122,6 +133,7 @@ def parse_query(params: Mapping[str, str], *, default_source: bool = True) -> Pa
         compressed=compressed,
         fwd=fwd,
         given_source=given,
+        pass_=which,
     )
 
 
@@ -153,6 +165,16 @@ def _int_param(params: Mapping[str, str], name: str, default: int) -> int:
         return int(raw.strip())
     except ValueError:
         raise QueryError(f"{name} must be a whole number, not {_show(raw)}", name) from None
+
+
+def _pass_param(raw: str | None) -> str | int | None:
+    """`pass`: first, last or a pass's index (lenient, as `step`: anything else is absent)."""
+    raw = (raw or "").strip().lower()
+    if raw in ("first", "last"):
+        return raw
+    if re.fullmatch(r"\d{1,9}", raw):
+        return int(raw)
+    return None
 
 
 def _step_param(raw: str | None) -> int | None:

@@ -178,3 +178,47 @@ def test_passes_that_do_not_fit_the_trace_are_summarised_not_refused() -> None:
     kept = [p["kept"] for p in d["passes"]]
     assert kept[0] and kept[-1] and not all(kept)
     assert_merge_ends_at_the_final_grads(d)
+
+
+# --- what reads a trace works across passes ----------------------------------------------------
+
+
+def test_the_drawing_shows_the_pass_on_show_with_its_leaves_values() -> None:
+    from engine import drawing as draw
+    from engine.drawing.passes import pass_step, pass_view
+
+    d = trace(TRAIN.format(n=3))
+    first = d["passes"][0]
+    view, local = pass_view(d, first["last_step"])
+    assert local == first["last_step"] - first["first_step"]
+    assert all(n.get("pass") in (0, None) for n in view["nodes"])
+    w = next(n for n in view["nodes"] if n["label"] == "w")
+    assert w["value"] == 0.0  # w as pass 0 saw it, not its final value
+    later, _ = pass_view(d, d["passes"][2]["first_step"])
+    seed = later["steps"][0]["grads"]
+    assert seed[w["id"]] == 0.0 and "passes" not in later  # zeroed before pass 2
+    assert (
+        pass_step(d, "first") == first["last_step"] and pass_step(d, "last") == len(d["steps"]) - 1
+    )
+    for k in (0, first["last_step"], d["passes"][1]["first_step"], None):
+        svg, _ = draw.render_folded(d, k, draw.collapse_plan(d), lang="en", rankdir="LR")
+        ids = {n["id"] for n in pass_view(d, k)[0]["nodes"]}
+        assert all(f'id="{i}"' in svg for i in ids)
+
+
+def test_the_image_and_the_page_take_pass_and_step_across_passes() -> None:
+    from urllib.parse import quote
+
+    from fastapi.testclient import TestClient
+
+    from app.main import app
+
+    client = TestClient(app)
+    d = trace(LOOP)
+    q = "source=" + quote(LOOP)
+    first = client.get(f"/api/svg?{q}&pass=first")
+    step = client.get(f"/api/svg?{q}&step={d['passes'][0]['last_step']}")
+    assert first.status_code == 200 and first.content == step.content
+    last = client.get(f"/api/svg?{q}&pass=last")
+    assert last.content == client.get(f"/api/svg?{q}").content
+    assert client.get(f"/?{q}&pass=1").status_code == 200

@@ -81,7 +81,7 @@ def svg_answer(request: Request, settings: Settings) -> Response:
         plus = raw_plus_in_source(request.scope.get("query_string", b""))
         hint = words(q.lang)["hint_plus"] if plus else ""  # `x*y+x`: say to write %2B
         return svg_response(error_svg(err.message, err.line, err.column, q.lang, hint), err.status)
-    step = draw.clamp_step(trace, q.step)
+    step = draw.clamp_step(trace, q.step_in(trace))
     legend = params.get("legend", "1") not in ("0", "false", "no")
     try:
         svg, _ = draw.render_folded(

@@ -116,7 +116,7 @@ def page_parts(
     trace = view.get("trace")
     step = None
     if trace is not None and query is not None:
-        step = draw.clamp_step(trace, query.step)
+        step = draw.clamp_step(trace, query.step_in(trace))
     return PageParts(params, query, view, source, step, lang, embed)
 
 

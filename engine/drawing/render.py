@@ -15,10 +15,11 @@ from typing import Any
 
 from engine.drawing import graphviz
 from engine.drawing.budget import CpuTimeExpired, wall_ceiling
-from engine.drawing.collapse import wants_collapse
+from engine.drawing.collapse import collapse_plan, wants_collapse
 from engine.drawing.dot import build
 from engine.drawing.errors import DrawError
 from engine.drawing.geometry import TextsMismatch
+from engine.drawing.passes import pass_view
 from engine.drawing.svg import finish_svg
 from engine.limits import Deadline, Limits, current_deadline
 
@@ -187,7 +188,9 @@ def render_svg(
     """The drawing as SVG text. Raises DrawError when it cannot be drawn. `timeout` is the
     layout's budget (max_layout_seconds; None: default_layout_seconds()); `options` are
     dot.build's (rankdir, lang, legend, max_nodes, collapse: a long unrolled loop as its
-    first and last iterations with one box between them)."""
+    first and last iterations with one box between them). A trace of several passes is drawn
+    at the pass `step` is in (engine/drawing/passes.py)."""
+    trace, step = pass_view(trace, step)
     drawing = build(trace, step, **options)
     named = {"step": step, "lang": options.get("lang", "en")}  # the SVG's accessible name
     try:
@@ -209,6 +212,9 @@ def render_folded(
     decides, or anyway when the graph is too large to draw in full (too many nodes, or a layout
     past its budget). (SVG, the plan when the loop was drawn collapsed, else None). Raises
     DrawError as render_svg."""
+    if trace.get("passes"):
+        trace, step = pass_view(trace, step)
+        plan = collapse_plan(trace)
     folded = wants_collapse(trace, plan, collapse)
     try:
         return render_svg(trace, step, collapse=folded, **options), plan if folded else None

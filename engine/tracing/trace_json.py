@@ -123,6 +123,7 @@ def passes_json(trace: Trace, ids: dict[int, str]) -> tuple[list[dict[str, Any]]
                 "grads_before": by_label(p.grads_before, labels, none=True),
                 "grads_after": by_label(p.grads_after, labels, none=True),
                 "kept": p.kept,
+                "topo": [ids[n.seq] for n in p.topo if n.seq in ids] if p.kept else None,
             }
             if p.kept:
                 for k, record in enumerate(p.records):

@@ -604,7 +604,7 @@ def differs_in(a: bytes, b: bytes) -> list[str]:
 
 # --- every case ---------------------------------------------------------------------------------
 
-CLASSES = ("memory", "views", "idle", "layout", "crash", "grad")
+CLASSES = ("memory", "views", "idle", "layout", "crash", "grad", "run")
 
 
 def all_cases(config: Config) -> list[Case]:
@@ -690,6 +690,8 @@ def all_cases(config: Config) -> list[Case]:
             grad_race("trace", each // 2, lessons=["higher", "forward"]),
         ),
     ]
+    for k, (name, (source, extra)) in enumerate(h.RUN_ATTACKS.items()):
+        cases.append(Case("run", name, sends(("trace", source, extra)), quick=k == 0))
     return cases
 
 

@@ -108,3 +108,53 @@ def salted(source: str, salt: str) -> str:
     """The same program under a new cache key: a comment after the last line changes no node,
     no position and so no byte of the answer."""
     return f"{source}\n# {salt}"
+
+
+# --- a run's every step metered (issue 20): what once ran past its deadline, or crashed -------
+
+RUN_ATTACKS: dict[str, tuple[str, dict[str, object]]] = {
+    # name: (program, extra body fields)
+    "a printed list doubled 19 times": (
+        "import torch\na = [torch.tensor(1.0)]\nfor i in range(19):\n    a = a + a\nprint(a)\n"
+        "L = x * 2",
+        {},
+    ),
+    "a def returning a comprehension whose if is never true": (
+        "def f(n):\n    return [i for i in range(n) if i < 0]\nfor k in range(1000):\n"
+        "    y = f(9999)\nL = x * 2",
+        {},
+    ),
+    "len() of a list of tensors": (
+        "import torch\nxs = [torch.tensor(1.0), torch.tensor(2.0)]\nL = x * len(xs)",
+        {},
+    ),
+    "a list nested 995 deep, printed": (
+        "import torch\na = [1.0]\nfor i in range(995):\n    a = [a]\nprint(a)\nL = x * 2",
+        {},
+    ),
+    "indexing with 250k zeros given in values": (
+        "L = p[y].sum()",
+        {"values": {"p": [1.0, 2.0], "y": [0] * 250_000}},
+    ),
+    "a string doubled 40 times": ("s = 'a'\nfor i in range(40):\n    s = s + s\nL = x * 2", {}),
+    "warnings by the hundred": (
+        "\n".join(f"yy{i} = x * 2" for i in range(200))
+        + "\n"
+        + "\n".join(f"z{i} = y{i} + 1" for i in range(200)),
+        {},
+    ),
+    # loops of passes: refused by their cost before they run long, or summarised
+    "backward 1,000 times through a 1,000-node graph": (
+        "x = 0.5\nh = x\nfor i in range(999):\n    h = h * 1.0001\n"
+        "for i in range(1000):\n    h.backward(retain_graph=True)",
+        {},
+    ),
+    "a 1,000-epoch training loop": (
+        "import torch\nX = torch.linspace(0, 1, 20)\ny = 3 * X + 2\n"
+        "w = torch.tensor(0.0, requires_grad=True)\nb = torch.tensor(0.0, requires_grad=True)\n"
+        "for epoch in range(1000):\n    loss = ((w * X + b - y) ** 2).mean()\n"
+        "    loss.backward()\n    with torch.no_grad():\n        w -= 0.5 * w.grad\n"
+        "        b -= 0.5 * b.grad\n    w.grad.zero_()\n    b.grad.zero_()",
+        {},
+    ),
+}

@@ -78,7 +78,7 @@ def range_of(it: Interpreter, node: Any, a: Any, b: Any, c: Any) -> range:
 
 
 @builtin("len", "x")
-def length(it: Interpreter, node: Any, x: Any) -> int:
+def len_of(it: Interpreter, node: Any, x: Any) -> int:
     if isinstance(x, list | tuple | str | range):
         return length(x)
     if isinstance(x, Pending | Value | Grad | Ints):
@@ -172,7 +172,7 @@ def summed(it: Interpreter, node: Any, x: Any, start: Any, axis: Any, keepdims: 
         return LIBRARY["sum"].run(it, [x], {"axis": axis, "keepdims": keepdims}, node)
     from engine.language.expressions import binary
 
-    values = ([start] if start is not None else []) + list(x)
+    values = ([start] if start is not None else []) + it.items(x, node)
     if not values:
         return 0
     total = values[0]
@@ -196,7 +196,7 @@ def extreme(name: str, np_name: str) -> None:
                 return max(a, b) if name == "max" else min(a, b)
             return it.op(op(), (a, b), node)
         if isinstance(a, list | tuple | range):
-            items = list(a)
+            items = it.items(a, node)
             if not items:
                 raise it.error("extreme_empty", node, "arguments", name=name)
             result = items[0]

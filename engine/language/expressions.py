@@ -263,9 +263,12 @@ def compare_one(it: Interpreter, op: ast.cmpop, a: Any, b: Any, node: Any) -> An
         same = (a is None and b is None) or (a is b and a is not None)
         return same if isinstance(op, ast.Is) else not same
     if isinstance(op, ast.In | ast.NotIn):
-        if not isinstance(b, list | tuple | str | frozenset):
+        if isinstance(b, range | str) and isinstance(a, int | str) and not isinstance(a, bool):
+            found = type(a) is (str if isinstance(b, str) else int) and a in b  # O(1)
+        elif isinstance(b, list | tuple):
+            found = any(_equal(a, x) for x in b)
+        else:
             raise it.error("membership", node, "invalid", v=describe(b))
-        found = any(_equal(a, x) for x in b)
         return found if isinstance(op, ast.In) else not found
     symbol, python = COMPARE[type(op)]
     a, b = (none_grad(it, v) for v in (a, b))

@@ -13,10 +13,9 @@ from typing import IO, Any
 
 from engine.errors import ProgramError
 from engine.language.valuespec import parse_values
-from engine.program import run
 from engine.tracing.table import format_number, grad_table
 from gradtrace.errors import ExportError
-from gradtrace.files import Program, all_steps, step_image, write_if_changed
+from gradtrace.files import Program, all_steps, bounded_run, step_image, write_if_changed
 from gradtrace.reveal.commands import add_commands, run_command
 from gradtrace.standalone import standalone_html
 from gradtrace.tables import table_html, table_markdown
@@ -338,7 +337,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 return 1
             return 0
         source = read_program(args.program)
-        trace = run(source, parse_values(args.values), args.accumulate, args.order).to_dict()
+        trace = bounded_run(source, parse_values(args.values), args.accumulate, args.order)
     except ProgramError as err:
         print(f"error: {err}", file=sys.stderr)
         return 2

@@ -26,6 +26,7 @@ from typing import Any
 
 from engine import drawing as draw
 from engine.errors import ProgramError
+from engine.limits import DEFAULT_LIMITS, deadline
 from engine.program import run
 from gradtrace.errors import ExportError
 from gradtrace.png import svg_to_png
@@ -45,17 +46,26 @@ class Program:
 
     def trace(self) -> dict[str, Any]:
         """The trace JSON (docs/trace-format.md). Raises ProgramError."""
-        return run(self.source, dict(self.values), self.accumulate, self.order).to_dict()
+        return bounded_run(self.source, dict(self.values), self.accumulate, self.order)
 
     def contrast(self) -> dict[str, Any] | None:
         """What the other accumulation gives (the page's last table row), or None."""
         other = "assign" if self.accumulate == "add" else "add"
         try:
-            alt = run(self.source, dict(self.values), other, self.order).to_dict()
+            alt = bounded_run(self.source, dict(self.values), other, self.order)
         except ProgramError:
             return None
         grads = {n["id"]: n["grad"] for n in alt["nodes"] if n.get("grad") is not None}
         return {"accumulate": other, "grads": grads}
+
+
+def bounded_run(source: str, values: dict[str, Any], accumulate: str, order: str) -> dict[str, Any]:
+    """A figure's program run as the server runs a request: within the limits (the
+    `GRADTRACE_MAX_…` settings of the environment) and `GRADTRACE_MAX_REQUEST_SECONDS` (10 by
+    default), so a docs build never waits on a print bomb. Raises ProgramError."""
+    seconds = float(os.environ.get("GRADTRACE_MAX_REQUEST_SECONDS", "10"))
+    with deadline(seconds):
+        return run(source, values, accumulate, order, DEFAULT_LIMITS.with_env()).to_dict()
 
 
 # --------------------------------------------------------------------------------------------

@@ -103,6 +103,8 @@ def binary(it: Interpreter, op: ast.operator, a: Any, b: Any, node: Any, parts: 
         if isinstance(v, Closure | Function):
             key = "function_as_value_grad" if isinstance(v, Closure) else "function_as_value"
             raise it.error(key, node, "invalid", name=v.name)
+    if symbol == "%" and isinstance(a, str):
+        return sequence_op(it, symbol, python, a, b, node)  # "%.4f" % loss
     if isinstance(a, TENSORS) or isinstance(b, TENSORS):
         if symbol in ("//", "%"):
             raise it.error("operator_on_tensor", node, "unsupported", op=symbol)

@@ -67,6 +67,10 @@ class Interpreter:
 
     # --- running --------------------------------------------------------------------------
     def run(self) -> None:
+        for line in self.src.magics:  # a notebook's magic: accepted, it does nothing here
+            text = self.src.lines[line - 1].strip()
+            span = Span(line, 1, line, len(self.src.lines[line - 1]) + 1)
+            self.warn("magic_ignored", span, name=text[:60])
         body = self.src.tree.body
         if not body:
             raise fail("no_statements", Span(1, 1, 1, 1), code="empty")

@@ -31,12 +31,17 @@ OPERATOR = re.compile(r"\*\*|[-+*/@]")
 TEXT_CHARS = 60
 
 
-class Source:
-    """A checked program: its text, lines and syntax tree, and the spans of its nodes."""
+MAGIC = re.compile(r"^[ \t]*[%!]")  # a notebook's `%matplotlib inline`, `!pip install …`
 
-    def __init__(self, text: str, tree: ast.Module) -> None:
+
+class Source:
+    """A checked program: its text, lines and syntax tree, the spans of its nodes, and the
+    notebook lines (IPython's magics) it holds, which are read as blank lines."""
+
+    def __init__(self, text: str, tree: ast.Module, magics: tuple[int, ...] = ()) -> None:
         self.text = text
         self.tree = tree
+        self.magics = magics
         self.lines = NEWLINE.split(text)
         self.ascii = [line.isascii() for line in self.lines]
 
@@ -79,13 +84,18 @@ class Source:
 def read(text: str, limits: Limits) -> Source:
     """The checked text read by Python's `ast` (never run), its nesting checked too."""
     check_text(text, limits)
+    lines = NEWLINE.split(text)
+    magics = tuple(i + 1 for i, line in enumerate(lines) if MAGIC.match(line))
+    code = text
+    if magics:  # blanked for Python's parser; their line numbers, and every other, stay
+        code = "\n".join("" if i + 1 in magics else line for i, line in enumerate(lines))
     try:
-        tree = ast.parse(text, mode="exec")
+        tree = ast.parse(code, mode="exec")
     except SyntaxError as e:
         raise syntax_error(e, text) from None
     except (RecursionError, MemoryError, ValueError):
         raise too_deep_to_read(text, limits) from None
-    return Source(text, tree)
+    return Source(text, tree, magics)
 
 
 def too_deep_to_read(text: str, limits: Limits) -> ProgramError:

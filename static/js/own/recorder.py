@@ -105,14 +105,16 @@ def shape_of(obj):
 class Node:
     """What the recorder knows of one student node."""
 
-    __slots__ = ("obj", "id", "shape", "maker", "op", "line", "inputs")
+    __slots__ = ("obj", "id", "shape", "maker", "op", "line", "inputs", "value", "slopes")
 
     def __init__(self, obj, nid, shape):
         self.obj, self.id, self.shape = obj, nid, shape
         self.maker = None  # (function, positional args, keyword args) that made it
         self.op = None
         self.line = None
-        self.inputs = []
+        self.inputs = []  # the nodes it was made from, in the order of the op's arguments
+        self.value = _number(getattr(obj, shape.data, None))  # as made (an update comes later)
+        self.slopes = []
 
 
 def _call_args(frame):
@@ -168,6 +170,7 @@ class Recorder:
         self.wrapped = []
         self.checking = False
         self.last = []
+        self.stopped = None
 
     # --- nodes ------------------------------------------------------------------------------
     def node_of(self, obj):
@@ -183,7 +186,7 @@ class Recorder:
                 return
             self.shapes[type(obj)] = shape
         if len(self.nodes) >= self.max_nodes:
-            raise Stop(f"your code made more than {self.max_nodes} nodes (max_own_nodes)")
+            self.stop(f"your code made more than {self.max_nodes} nodes (max_own_nodes)")
         node = Node(obj, f"n{len(self.nodes)}", shape)
         self.nodes.append(node)
         self.by_obj[id(obj)] = node
@@ -199,6 +202,21 @@ class Recorder:
                 node.maker = (fn, pos, kw)
                 node.op = maker.f_code.co_name
         node.line = self._user_line(init_frame)
+        node.inputs = _order_inputs(self, node)
+        if node.inputs:
+            # Now, while the op's inputs hold the values it used: a training loop changes a
+            # parameter's data after backward, and the op would then be measured elsewhere.
+            self.checking = True
+            try:
+                node.slopes = local_slopes(node, self)
+            finally:
+                self.checking = False
+
+    def stop(self, message):
+        """A limit reached: remembered (the student's code might catch the exception) and
+        raised."""
+        self.stopped = self.stopped or message
+        raise Stop(message)
 
     def _user_line(self, frame):
         """The line of the student's code outside their node classes that made the node."""
@@ -250,17 +268,23 @@ class Recorder:
             g = getattr(n.obj, n.shape.grad, None)
             x = _number(g) if g is not None else 0.0
             if x is None:
-                raise Stop(f"the grad of {n.id} is not a number: {type(g).__name__}")
+                self.stop(f"the grad of {n.id} is not a number: {type(g).__name__}")
             out.append(x)
         return out
 
     def begin_pass(self, frame, output):
         if len(self.passes) >= self.max_passes:
-            raise Stop(f"your code ran backward more than {self.max_passes} times (max_own_passes)")
+            self.stop(f"your code ran backward more than {self.max_passes} times (max_own_passes)")
         self.pass_frame = frame
         out = self.node_of(output)
         self.passes.append(
-            {"output": out.id, "first_step": len(self.steps), "grads_before": self.grads()}
+            {
+                "output": out.id,
+                "first_step": len(self.steps),
+                "grads_before": self.grads(),
+                # The values the forward pass used: what this pass's end-to-end check replays.
+                "values": [_number(getattr(n.obj, n.shape.data, None)) for n in self.nodes],
+            }
         )
         self.open = (out, "seed", self.passes[-1]["grads_before"])
         for n in self.nodes:
@@ -296,11 +320,13 @@ class Recorder:
         changed = {i: (b, a) for i, (b, a) in enumerate(zip(before, after)) if a != b}
         for i, (b, a) in changed.items():
             if not (math.isfinite(a) and math.isfinite(b)):
-                raise Stop(
+                self.stop(
                     f"the grad of {self.nodes[i].id} became {a} in a backward step of {node.id}"
                 )
+        if kind == "backward" and not node.inputs and not changed:
+            return  # a leaf's backward (micrograd calls it too) that did nothing: not a step
         if len(self.steps) >= self.max_steps:
-            raise Stop(f"your backward made more than {self.max_steps} steps (max_own_steps)")
+            self.stop(f"your backward made more than {self.max_steps} steps (max_own_steps)")
         self.steps.append(
             {
                 "node": node.id,
@@ -416,14 +442,14 @@ def local_slopes(node, rec):
     return out
 
 
-def replay(nodes, output, leaf, dx):
+def replay(nodes, output, leaf, dx, values):
     """The output's value with `leaf` moved by dx: every op re-run in creation order on the
-    replayed values of its inputs."""
+    replayed values of its inputs, the leaves at `values` (id -> value, as the pass began)."""
     made = {}
     for n in nodes:
         if not n.inputs:
-            x = _number(getattr(n.obj, n.shape.data))
-            made[id(n.obj)] = _copy_with(n, x + dx) if n is leaf else n.obj
+            x = values.get(n.id, n.value)
+            made[id(n.obj)] = _copy_with(n, x + (dx if n is leaf else 0.0))
             continue
         if n.maker is None:
             return None
@@ -434,17 +460,18 @@ def replay(nodes, output, leaf, dx):
     return _value_of(made.get(id(output.obj)), output.shape)
 
 
-def end_to_end(rec, sub, output, deadline):
+def end_to_end(rec, sub, output, deadline, values):
     """d output / d leaf for every leaf the output depends on, by central differences of a
     replay of the whole graph."""
     out = []
     for n in sub:
         if n.inputs or time.monotonic() > deadline:
             continue
-        x = _number(getattr(n.obj, n.shape.data))
+        x = values.get(n.id, n.value)
         h = _step(x)
         try:
-            p, m = replay(sub, output, n, h), replay(sub, output, n, -h)
+            p = replay(sub, output, n, h, values)
+            m = replay(sub, output, n, -h, values)
         except Exception:
             p = m = None
         if p is None or m is None:
@@ -476,12 +503,27 @@ def _order_inputs(rec, node):
 
 
 def _labels(rec, namespace):
+    """A name for each node the student named: the variable bound to it when their code ended,
+    else its own `label` or `name` (the lecture's Value(2.0, label="a"))."""
     names = {}
     for k, v in namespace.items():
         n = rec.node_of(v) if not k.startswith("_") else None
         if n is not None and len(k) <= MAX_LABEL:
             names.setdefault(n.id, k)
+    for n in rec.nodes:
+        if n.id not in names:
+            for attr in ("label", "name"):
+                own = getattr(n.obj, attr, None)
+                if isinstance(own, str) and own.strip():
+                    names[n.id] = clean(own)
+                    break
     return names
+
+
+def clean(text):
+    """A label the server takes: printable, at most MAX_LABEL characters."""
+    out = "".join(ch if ch.isprintable() else "?" for ch in str(text))
+    return out[:MAX_LABEL] or "?"
 
 
 def _op_text(node, rec):
@@ -492,14 +534,12 @@ def _op_text(node, rec):
     elif node.shape.history is not None:
         fn = getattr(getattr(node.obj, node.shape.history, None), "last_fn", None)
         op = getattr(fn, "__name__", None)
-    return (op or node.op or "op")[:MAX_LABEL]
+    return clean(op or node.op or "op")
 
 
 def build_trace(rec, namespace, deadline):
     if not rec.passes:
         return None
-    for n in rec.nodes:
-        n.inputs = _order_inputs(rec, n)
     # The nodes the passes' outputs depend on, in creation order (a topological order).
     keep = set()
     todo = [rec.nodes[int(p["output"][1:])] for p in rec.passes]
@@ -516,8 +556,12 @@ def build_trace(rec, namespace, deadline):
     final = rec.grads()
     nodes = []
     labels = {}
+    values = rec.passes[-1]["values"]
     for n in sub:
-        value = _number(getattr(n.obj, n.shape.data))
+        # An op's value as it was made; a leaf's as the last backward pass began (a training
+        # loop changes it after backward).
+        i = int(n.id[1:])
+        value = n.value if n.inputs or i >= len(values) or values[i] is None else values[i]
         op = _op_text(n, rec) if n.inputs else None
         label = names.get(n.id) or _compose(op, [labels.get(c.id, "?") for c in n.inputs], value)
         labels[n.id] = label
@@ -534,8 +578,22 @@ def build_trace(rec, namespace, deadline):
         }
         if n.inputs:
             entry["maker"] = n.op
+            entry["args"] = _maker_args(rec, n, keep)
         nodes.append(entry)
     return {"nodes": nodes, "sub": sub}
+
+
+def _maker_args(rec, node, keep):
+    """The op's positional arguments as the server can read them: a node's id, a number, or
+    None for anything else (a class, a string…): gradtrace's engine re-runs the same method on
+    its own values when it has one of that name (engine/own/reference.py)."""
+    if node.maker is None:
+        return []
+    out = []
+    for a in node.maker[1][:8]:
+        n = rec.node_of(a)
+        out.append((n.id if n.id in keep else None) if n is not None else _number(a))
+    return out
 
 
 def fmt_number(v):
@@ -585,6 +643,8 @@ def record(source, limits=None, budget_seconds=None):
     except BaseException as exc:  # the student's own error, whatever it is
         return {"error": user_error(exc), "printed": printed}
     ran = time.monotonic() - t0
+    if rec.stopped:  # a limit, even if the student's code caught its exception
+        return {"error": {"message": rec.stopped, "line": None}, "printed": printed}
     deadline = time.monotonic() + (budget_seconds or 10.0)
     try:
         built = build_trace(rec, namespace, deadline)
@@ -606,14 +666,23 @@ def finish(rec, built, deadline):
     kept = {n["id"] for n in nodes}
     checks = {}
     for n in sub:
-        if n.inputs and time.monotonic() < deadline:
-            slopes = local_slopes(n, rec)
+        if n.inputs:
             checks[n.id] = [
-                dict(s, input=c.id, arg=i) for i, (c, s) in enumerate(zip(n.inputs, slopes)) if s
+                dict(s, input=c.id, arg=i)
+                for i, (c, s) in enumerate(zip(n.inputs, n.slopes))
+                if s and c.id in kept
             ]
     last = rec.passes[-1]
     output = rec.nodes[int(last["output"][1:])]
-    e2e = end_to_end(rec, [n for n in sub if True], output, deadline)
+    values = {n.id: last["values"][index[n.id]] for n in sub if index[n.id] < len(last["values"])}
+    values = {k: v for k, v in values.items() if v is not None}
+    live, todo = set(), [output]
+    while todo:  # the last pass's graph: what its output depends on
+        n = todo.pop()
+        if n.id not in live:
+            live.add(n.id)
+            todo.extend(n.inputs)
+    e2e = end_to_end(rec, [n for n in sub if n.id in live], output, deadline, values)
     steps = []
     for st in rec.steps:
         if st["node"] not in kept:
@@ -630,7 +699,11 @@ def finish(rec, built, deadline):
     passes = [
         {
             "output": p["output"],
-            "grads_before": {n.id: p["grads_before"][index[n.id]] for n in sub},
+            "grads_before": {
+                n.id: p["grads_before"][index[n.id]]
+                for n in sub
+                if index[n.id] < len(p["grads_before"])
+            },
         }
         for p in rec.passes
     ]

@@ -93,11 +93,14 @@ def _order(rec: Recording, ks: list[int]) -> list[Finding]:
     """Nodes whose backward ran before more grad reached them, or ran twice, in one pass."""
     out = []
     first: dict[str, int] = {}
+    again: dict[str, int] = {}
     runs: dict[str, int] = {}
     flagged: set[str] = set()
     for k in ks:
         st = rec.steps[k]
         if st.kind == "backward":
+            if st.node in first:
+                again.setdefault(st.node, k)
             first.setdefault(st.node, k)
             runs[st.node] = runs.get(st.node, 0) + 1
         for nid, (before, after) in st.changed.items():
@@ -109,7 +112,8 @@ def _order(rec: Recording, ks: list[int]) -> list[Finding]:
             out.append(Finding("order", nid, ran, params))
     for nid, n in runs.items():
         if n > 1 and nid not in flagged:
-            out.append(Finding("order", nid, first[nid], {"runs": n, "ran": first[nid]}))
+            params = {"runs": n, "ran": first[nid], "again": again[nid]}
+            out.append(Finding("order", nid, again[nid], params))
     return out
 
 

@@ -113,7 +113,9 @@ def test_micrograd_as_published_agrees_with_gradtraces_engine_on_the_readme_exam
 def test_each_step_is_one_local_backward_with_its_grads_before_and_after() -> None:
     _, answer = run(example("micrograd"))
     trace = answer["trace"]
-    assert trace["steps"][0]["kind"] == "seed" and trace["steps"][0]["grads"] == {trace["output"]: 1.0}
+    assert trace["steps"][0]["kind"] == "seed" and trace["steps"][0]["grads"] == {
+        trace["output"]: 1.0
+    }
     for st in trace["steps"][1:]:
         for term in st["terms"]:
             assert term["contribution"] == pytest.approx(term["after"] - term["before"])

@@ -78,7 +78,9 @@ def test_a_cycle_is_refused(client: TestClient, good: dict) -> None:
     "where",
     ["input", "output", "step", "change", "pass", "check"],
 )
-def test_a_dangling_id_is_refused_wherever_it_is(client: TestClient, good: dict, where: str) -> None:
+def test_a_dangling_id_is_refused_wherever_it_is(
+    client: TestClient, good: dict, where: str
+) -> None:
     bad = copy.deepcopy(good)
     ghost = "n999999"
     if where == "input":
@@ -98,7 +100,10 @@ def test_a_dangling_id_is_refused_wherever_it_is(client: TestClient, good: dict,
 
 
 def test_a_million_nodes_never_reach_the_validator(client: TestClient) -> None:
-    nodes = ",".join(f'{{"id":"n{i}","label":"x","kind":"leaf","inputs":[],"value":0,"grad":0}}' for i in range(10**6))
+    nodes = ",".join(
+        f'{{"id":"n{i}","label":"x","kind":"leaf","inputs":[],"value":0,"grad":0}}'
+        for i in range(10**6)
+    )
     raw = ('{"recording":{"version":1,"output":"n0","nodes":[' + nodes + '],"steps":[],'
            '"passes":[],"checks":{"local":{},"end_to_end":[]}}}').encode()  # fmt: skip
     code, body, _ = post(client, None, raw)
@@ -142,7 +147,9 @@ def test_huge_strings_are_refused_without_echoing_them(client: TestClient, good:
 
 
 @pytest.mark.parametrize("text", ["a\u0000b", "a\u202eb", "tab\there", "\x85"])
-def test_control_characters_in_labels_are_refused(client: TestClient, good: dict, text: str) -> None:
+def test_control_characters_in_labels_are_refused(
+    client: TestClient, good: dict, text: str
+) -> None:
     bad = copy.deepcopy(good)
     bad["nodes"][0]["label"] = text
     assert refused(client, bad)["code"] == "own_control"
@@ -226,7 +233,9 @@ def test_a_check_must_name_an_input_of_its_node(client: TestClient, good: dict) 
 
 JSONISH = st.recursive(
     st.none() | st.booleans() | st.integers(-(10**20), 10**20) | st.floats() | st.text(max_size=50),
-    lambda inner: st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5),
+    lambda inner: (
+        st.lists(inner, max_size=5) | st.dictionaries(st.text(max_size=8), inner, max_size=5)
+    ),
     max_leaves=12,
 )
 
@@ -249,9 +258,13 @@ def put(x: Any, path: tuple, value: Any) -> Any:
     return x
 
 
-@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
 @given(data=st.data())
-def test_random_mutations_are_answered_without_a_5xx(client: TestClient, good: dict, data: Any) -> None:
+def test_random_mutations_are_answered_without_a_5xx(
+    client: TestClient, good: dict, data: Any
+) -> None:
     bad = copy.deepcopy(good)
     every = paths(bad)
     for _ in range(data.draw(st.integers(1, 3))):

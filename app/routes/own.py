@@ -41,10 +41,11 @@ OwnLimitsDep = Annotated[OwnLimits, Depends(own_limits)]
 @functools.lru_cache(maxsize=1)
 def examples() -> list[dict[str, str]]:
     """The examples, each with its words' key and its source."""
-    return [
-        {"id": name, "title": "own_ex_" + name, "source": (OWN / "examples" / f"{name}.py").read_text("utf-8")}
-        for name in EXAMPLES
-    ]  # fmt: skip
+
+    def source(name: str) -> str:
+        return (OWN / "examples" / f"{name}.py").read_text("utf-8")
+
+    return [{"id": name, "title": "own_ex_" + name, "source": source(name)} for name in EXAMPLES]
 
 
 def pyodide_version() -> str | None:
@@ -62,10 +63,11 @@ def own_page(request: Request, limits: OwnLimitsDep) -> Response:
     params = request.query_params
     lang = parse_lang(params.get("lang"))
     by_id = {ex["id"]: ex for ex in examples()}
-    example = params.get("example") if params.get("example") in by_id else "micrograd"
+    asked = params.get("example") or ""
+    example = asked if asked in by_id else "micrograd"
     linked = params.get("source")
     source = linked[: limits.max_own_source_chars] if linked else by_id[example]["source"]
-    state = {
+    state: dict[str, Any] = {
         "query": {"lang": lang, "source": source},
         "strings": strings(),
         "own": {

@@ -56,8 +56,9 @@ def _judge(rec: Recording, k: int, s: Slope) -> Finding | None:
     """What step `k` did to input `s.input` of its node, if that is a bug."""
     st = rec.steps[k]
     u = st.upstream
-    before, after = st.changed.get(s.input, (None, None))
-    if before is None:  # the step did not touch it: its grad stayed
+    if s.input in st.changed:
+        before, after = st.changed[s.input]
+    else:  # the step did not touch it: its grad stayed
         before = after = _grad_at(rec, k, s.input)
     gain = after - before
     if _within(gain, s, u):
@@ -134,7 +135,9 @@ def _never_ran(rec: Recording, p: int, ks: list[int]) -> list[Finding]:
                                                         "slope": slopes[0].slope}))  # fmt: skip
         elif nid not in changed_any:
             k = next(k for k in ks if rec.steps[k].node == nid)
-            out.append(Finding("noop", nid, k, {"input": slopes[0].input, "slope": slopes[0].slope}))
+            out.append(
+                Finding("noop", nid, k, {"input": slopes[0].input, "slope": slopes[0].slope})
+            )
     return out
 
 

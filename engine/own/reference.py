@@ -45,7 +45,8 @@ class Measured(Op):
         return np.float64(self.value)  # type: ignore[return-value]
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
-        return tuple(np.float64(s) * g if need else None for s, need in zip(self.slopes, needs))
+        pairs = zip(self.slopes, needs, strict=False)
+        return tuple(np.float64(s) * g if need else None for s, need in pairs)
 
 
 def _exact(node: OwnNode, made: dict[str, Value]) -> Value | None:

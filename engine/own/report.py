@@ -45,7 +45,11 @@ def report(raw: Any, limits: OwnLimits, lang: str = "en") -> dict[str, Any]:
         p = {k: v for k, v in parted.items() if k != "what"}
         if parted.get("step") is not None:
             p["step"] = parted["step"] + shift
-        parted = {**p, "what": parted["what"], "message": _parted_words(parted, labels, lang, shift)}
+        parted = {
+            **p,
+            "what": parted["what"],
+            "message": _parted_words(parted, labels, lang, shift),
+        }
     return {
         "trace": trace,
         "findings": findings,
@@ -55,7 +59,9 @@ def report(raw: Any, limits: OwnLimits, lang: str = "en") -> dict[str, Any]:
             "exact": ref["exact"],
             "measured": ref["measured"],
             "parted": parted,
-            "summary": say(lang, "own_ref_ops", exact=len(ref["exact"]), measured=len(ref["measured"])),
+            "summary": say(
+                lang, "own_ref_ops", exact=len(ref["exact"]), measured=len(ref["measured"])
+            ),
             "agree": parted is None,
         },
     }

@@ -147,62 +147,64 @@ def _nodes(raw: Any, limits: OwnLimits) -> tuple[tuple[OwnNode, ...], dict[str, 
     if not items:
         raise OwnError("empty", "nodes")
     by_id: dict[str, OwnNode] = {}
-    out = []
     last = -1
     for i, n in enumerate(items):
-        w = f"nodes[{i}]"
-        n = _keys(
-            n,
-            w,
-            ("id", "label", "kind", "inputs", "value", "grad"),
-            ("name", "op", "line", "maker", "args"),
-        )
-        nid = n["id"]
-        if not isinstance(nid, str) or not _ID.fullmatch(nid):
-            raise OwnError("bad_id", w + ".id")
-        num = int(nid[1:])
-        if nid in by_id:
-            raise OwnError("duplicate_id", w + ".id", id=nid)
-        if num <= last:
-            raise OwnError("id_order", w + ".id", id=nid)
-        last = num
-        kind = n["kind"]
-        if kind not in KINDS:
-            raise OwnError("bad_kind", w + ".kind")
-        inputs = _list(n["inputs"], w + ".inputs", limits.max_own_inputs, "max_own_inputs")
-        for j, src in enumerate(inputs):
-            if isinstance(src, str) and _ID.fullmatch(src) and src not in by_id:
-                # An input must be made before the node that uses it: no cycles, nothing dangling.
-                later = any(isinstance(m, dict) and m.get("id") == src for m in items[i:])
-                raise OwnError("cycle" if later else "dangling", f"{w}.inputs[{j}]", id=src)
-            _ref(src, f"{w}.inputs[{j}]", by_id)
-        if (kind == "op") != bool(inputs):
-            raise OwnError("kind_inputs", w)
-        args_raw = _list(n.get("args", []), w + ".args", limits.max_own_inputs, "max_own_inputs")
-        args: list[str | float | None] = []
-        for j, a in enumerate(args_raw):
-            if a is None or isinstance(a, str):
-                args.append(None if a is None else _ref(a, f"{w}.args[{j}]", by_id))
-            else:
-                args.append(number(a, f"{w}.args[{j}]"))
-        line = n.get("line")
-        node = OwnNode(
-            id=nid,
-            num=num,
-            name=text(n.get("name"), w + ".name", limits, optional=True),
-            label=text(n["label"], w + ".label", limits) or nid,
-            kind=kind,
-            op=text(n.get("op"), w + ".op", limits, optional=True),
-            inputs=tuple(inputs),
-            value=number(n["value"], w + ".value"),
-            grad=number(n["grad"], w + ".grad"),
-            line=None if line is None else _int(line, w + ".line", 1, 10**7),
-            maker=text(n.get("maker"), w + ".maker", limits, optional=True),
-            args=tuple(args),
-        )
-        by_id[nid] = node
-        out.append(node)
-    return tuple(out), by_id
+        node = _node(n, i, items, by_id, limits)
+        if node.num <= last:
+            raise OwnError("id_order", f"nodes[{i}].id", id=node.id)
+        last = node.num
+        by_id[node.id] = node
+    return tuple(by_id.values()), by_id
+
+
+def _node(n: Any, i: int, items: list, by_id: Mapping[str, OwnNode], limits: OwnLimits) -> OwnNode:
+    """nodes[i], checked against the nodes before it (`by_id`)."""
+    w = f"nodes[{i}]"
+    n = _keys(
+        n,
+        w,
+        ("id", "label", "kind", "inputs", "value", "grad"),
+        ("name", "op", "line", "maker", "args"),
+    )
+    nid = n["id"]
+    if not isinstance(nid, str) or not _ID.fullmatch(nid):
+        raise OwnError("bad_id", w + ".id")
+    if nid in by_id:
+        raise OwnError("duplicate_id", w + ".id", id=nid)
+    kind = n["kind"]
+    if kind not in KINDS:
+        raise OwnError("bad_kind", w + ".kind")
+    inputs = _list(n["inputs"], w + ".inputs", limits.max_own_inputs, "max_own_inputs")
+    for j, src in enumerate(inputs):
+        if isinstance(src, str) and _ID.fullmatch(src) and src not in by_id:
+            # An input must be made before the node that uses it: no cycles, nothing dangling.
+            later = any(isinstance(m, dict) and m.get("id") == src for m in items[i:])
+            raise OwnError("cycle" if later else "dangling", f"{w}.inputs[{j}]", id=src)
+        _ref(src, f"{w}.inputs[{j}]", by_id)
+    if (kind == "op") != bool(inputs):
+        raise OwnError("kind_inputs", w)
+    args_raw = _list(n.get("args", []), w + ".args", limits.max_own_inputs, "max_own_inputs")
+    args: list[str | float | None] = []
+    for j, a in enumerate(args_raw):
+        if a is None or isinstance(a, str):
+            args.append(None if a is None else _ref(a, f"{w}.args[{j}]", by_id))
+        else:
+            args.append(number(a, f"{w}.args[{j}]"))
+    line = n.get("line")
+    return OwnNode(
+        id=nid,
+        num=int(nid[1:]),
+        name=text(n.get("name"), w + ".name", limits, optional=True),
+        label=text(n["label"], w + ".label", limits) or nid,
+        kind=kind,
+        op=text(n.get("op"), w + ".op", limits, optional=True),
+        inputs=tuple(inputs),
+        value=number(n["value"], w + ".value"),
+        grad=number(n["grad"], w + ".grad"),
+        line=None if line is None else _int(line, w + ".line", 1, 10**7),
+        maker=text(n.get("maker"), w + ".maker", limits, optional=True),
+        args=tuple(args),
+    )
 
 
 def _steps(raw: Any, by_id: Mapping[str, OwnNode], passes: int, limits: OwnLimits) -> tuple:

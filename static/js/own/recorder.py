@@ -21,6 +21,7 @@ returned after it returns, and that belongs to the step too.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import math
 import sys
@@ -82,7 +83,9 @@ class Shape:
 def shape_of(obj):
     """The Shape of `obj`'s class if `obj` looks like a node, else None."""
     names = set(dir(obj))
-    data = next((n for n in DATA_NAMES if n in names and _number(getattr(obj, n, None)) is not None), None)
+    data = next(
+        (n for n in DATA_NAMES if n in names and _number(getattr(obj, n, None)) is not None), None
+    )
     if data is None:
         return None
     grad = next((n for n in GRAD_NAMES if n in names and not callable(getattr(obj, n, None))), None)
@@ -96,7 +99,9 @@ def shape_of(obj):
         if hist is not None and hasattr(hist, "inputs") and hasattr(hist, "last_fn"):
             return Shape(data, grad, history=h)
     children = next((n for n in CHILD_NAMES if n in names), None)
-    backward = next((n for n in BACKWARD_NAMES if n in names and callable(getattr(obj, n, None))), None)
+    backward = next(
+        (n for n in BACKWARD_NAMES if n in names and callable(getattr(obj, n, None))), None
+    )
     if children is None or backward is None:
         return None
     return Shape(data, grad, children=children, backward=backward)
@@ -317,7 +322,7 @@ class Recorder:
         self.open = None
         after = self.grads()
         self.last = after
-        changed = {i: (b, a) for i, (b, a) in enumerate(zip(before, after)) if a != b}
+        changed = {i: (b, a) for i, (b, a) in enumerate(zip(before, after, strict=False)) if a != b}
         for i, (b, a) in changed.items():
             if not (math.isfinite(a) and math.isfinite(b)):
                 self.stop(
@@ -349,10 +354,8 @@ class Recorder:
     def end_pass(self):
         self.close_step()
         for n, original in self.wrapped:
-            try:
+            with contextlib.suppress(Exception):
                 setattr(n.obj, n.shape.backward, original)
-            except Exception:
-                pass
         self.wrapped = []
         p = self.passes[-1]
         p["last_step"] = len(self.steps) - 1
@@ -649,7 +652,10 @@ def record(source, limits=None, budget_seconds=None):
     try:
         built = build_trace(rec, namespace, deadline)
         if built is None:
-            return {"error": {"message": "no backward", "code": "no_backward", "line": None}, "printed": printed}
+            return {
+                "error": {"message": "no backward", "code": "no_backward", "line": None},
+                "printed": printed,
+            }
         result = finish(rec, built, deadline)
     except Stop as stop:
         return {"error": {"message": str(stop), "line": None}, "printed": printed}
@@ -669,7 +675,7 @@ def finish(rec, built, deadline):
         if n.inputs:
             checks[n.id] = [
                 dict(s, input=c.id, arg=i)
-                for i, (c, s) in enumerate(zip(n.inputs, n.slopes))
+                for i, (c, s) in enumerate(zip(n.inputs, n.slopes, strict=False))
                 if s and c.id in kept
             ]
     last = rec.passes[-1]

@@ -170,7 +170,7 @@ def backpropagate(variable, deriv):
         if v.is_leaf():
             continue
         grads = v.history.last_fn.backward(v.history.ctx, v.derivative)
-        for parent, g in zip(v.history.inputs, grads):
+        for parent, g in zip(v.history.inputs, grads, strict=True):
             parent.accumulate_derivative(g)
 
 

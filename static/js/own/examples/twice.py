@@ -105,7 +105,7 @@ x2 = Value(0.0, label="x2")
 w1 = Value(-3.0, label="w1")
 w2 = Value(1.0, label="w2")
 b = Value(6.8813735870195432, label="b")
-for step in range(2):
+for _ in range(2):
     # (missing: for p in (w1, w2, b): p.grad = 0.0)
     n = x1 * w1 + x2 * w2 + b
     o = n.tanh()

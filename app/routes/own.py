@@ -20,11 +20,12 @@ from app.config import SettingsDep
 from app.errors import SafeJSONResponse as JSONResponse  # strict JSON: never a NaN token
 from app.errors import to_json
 from app.query import parse_lang
-from app.routes.pages import strings, templates
+from app.routes.pages import templates
 from app.schemas import JSON_ERRORS
 from engine import drawing as draw
 from engine.own import OwnError, OwnLimits, own_limits, report
 from engine.words.messages import translate
+from gradtrace.assets import ui_strings
 from gradtrace.script_json import script_safe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -69,7 +70,7 @@ def own_page(request: Request, limits: OwnLimitsDep) -> Response:
     source = linked[: limits.max_own_source_chars] if linked else by_id[example]["source"]
     state: dict[str, Any] = {
         "query": {"lang": lang, "source": source},
-        "strings": strings(),
+        "strings": ui_strings(),
         "own": {
             "examples": examples(),
             "example": None if linked else example,
@@ -78,7 +79,7 @@ def own_page(request: Request, limits: OwnLimitsDep) -> Response:
             "pyodide": {"version": pyodide_version(), "url": "/static/pyodide/"},
         },
     }
-    t = strings()[lang]
+    t = ui_strings()[lang]
     context = {
         "t": t,
         "lang": lang,

@@ -128,8 +128,15 @@ function send(job) {
 async function finishRun(worker, msg) {
   clearTimeout(own.timer);
   const ms = performance.now() - own.started;
-  endWorker(); // each run gets a fresh interpreter: the next boots now, from the snapshot
-  spawn();
+  endWorker(); // each run gets a fresh interpreter: the next boots once this one is drawn
+  try {
+    await showResult(msg, ms);
+  } finally {
+    if (!own.worker) spawn(); // from the snapshot, while the student reads the steps
+  }
+}
+
+async function showResult(msg, ms) {
   let result;
   try { result = JSON.parse(msg.json); } catch (e) { fail({ message: t("own_crashed") }); return; }
   own.printed = result.printed || [];

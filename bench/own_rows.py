@@ -39,6 +39,8 @@ def fifty_node_program(inputs: int = 11) -> str:
 
 READY = "() => window.gradtraceOwn && window.gradtraceOwn.ready"
 RUN = """async (source) => {
+  // After a run the next worker boots (warm): Run is timed from a ready page.
+  while (!window.gradtraceOwn.ready) await new Promise((r) => setTimeout(r, 5));
   document.querySelector('#own-source').value = source;
   const t0 = performance.now();
   window.gradtraceOwn.run();

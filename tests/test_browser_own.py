@@ -232,3 +232,16 @@ def test_the_pages_csp_adds_only_wasm_unsafe_eval(base_url) -> None:
         )
     # Every other page keeps its policy without it.
     assert "'wasm-unsafe-eval'" not in main["script-src"]
+
+
+def test_axe_finds_nothing_serious_on_the_page_with_a_bug_found(own, base_url) -> None:
+    from tests.test_accessibility import serious
+
+    page, _ = own
+    open_own(page, base_url, "?example=exp")
+    assert run(page) is not None
+    assert serious(page) == []
+    page.click(".lang button[data-lang='zh']")
+    wait_js(page, "document.querySelector('#own-findings').textContent.includes('局部梯度错误')")
+    assert serious(page) == []
+    page.click(".lang button[data-lang='en']")

@@ -199,3 +199,36 @@ def test_a_recording_over_a_limit_is_refused_naming_it() -> None:
         validate(got["trace"], OwnLimits(max_own_nodes=3))
     assert err.value.status == 413 and err.value.limit == "max_own_nodes"
     assert "max_own_nodes" in err.value.message()
+
+
+def test_the_usual_renamings_are_found_as_nodes() -> None:
+    """`value` for data, `_children` for _prev: the same engine under other names."""
+    renamed = (
+        example("micrograd")
+        .replace(".data", ".value")
+        .replace("self.data = data", "self.value = data")
+        .replace("_prev", "_children_set")
+        .replace("self._children_set = set(_children)", "self._children = tuple(_children)")
+        .replace("v._children_set", "v._children")
+    )
+    assert "_children_set" not in renamed and ".data" not in renamed
+    _, answer = run(renamed)
+    assert answer["findings"] == [] and answer["reference"]["agree"]
+    assert {"x1", "w1", "n", "o"} <= {n["label"] for n in answer["trace"]["nodes"]}
+
+
+def test_a_backward_never_assigned_and_one_never_run_are_named() -> None:
+    forgot = example("micrograd").replace(
+        "            self.grad += (1 - t**2) * out.grad\n\n        out._backward = _backward",
+        "            self.grad += (1 - t**2) * out.grad\n",
+    )
+    _, answer = run(forgot)
+    assert [(f["code"], labels(answer)[f["node"]]) for f in answer["findings"]] == [("noop", "o")]
+    skipped = example("micrograd").replace(
+        "            node._backward()",
+        '            if node._op != "tanh":\n                node._backward()',
+    )
+    _, answer = run(skipped)
+    found = [(f["code"], labels(answer)[f["node"]], f["step"]) for f in answer["findings"]]
+    assert found == [("never_ran", "o", None)]
+    assert "never ran" in answer["findings"][0]["message"]

@@ -120,8 +120,9 @@ def _order(rec: Recording, ks: list[int]) -> list[Finding]:
 
 def _never_ran(rec: Recording, p: int, ks: list[int]) -> list[Finding]:
     out = []
-    ran = {rec.steps[k].node for k in ks if rec.steps[k].kind == "backward"}
-    changed_any = {rec.steps[k].node for k in ks if rec.steps[k].changed}
+    backward = [rec.steps[k] for k in ks if rec.steps[k].kind == "backward"]
+    ran = {st.node for st in backward}
+    changed_any = {st.node for st in backward if st.changed}
     end: dict[str, float] = dict(rec.passes[p].grads_before)
     for k in ks:
         end.update({nid: after for nid, (_, after) in rec.steps[k].changed.items()})

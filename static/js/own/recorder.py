@@ -40,6 +40,8 @@ MAX_NODES = 2_000  # nodes recorded (engine/own/limits.py: max_own_nodes)
 MAX_STEPS = 5_000  # local backward calls recorded (max_own_steps)
 MAX_PASSES = 8  # backward passes recorded (max_own_passes)
 MAX_LABEL = 40  # characters of a label
+MAX_PRINTED = 200  # lines of the student's print() kept for the page
+MAX_PRINTED_CHARS = 1_000  # characters of one of them
 
 
 class Stop(Exception):
@@ -193,6 +195,10 @@ class Recorder:
         if len(self.nodes) >= self.max_nodes:
             self.stop(f"your code made more than {self.max_nodes} nodes (max_own_nodes)")
         node = Node(obj, f"n{len(self.nodes)}", shape)
+        if node.value is not None and not math.isfinite(node.value):
+            self.stop(
+                f"a node's value became {node.value} (made in {init_frame.f_back.f_code.co_name})"
+            )
         self.nodes.append(node)
         self.by_obj[id(obj)] = node
         if shape.history is not None:
@@ -633,7 +639,9 @@ def record(source, limits=None, budget_seconds=None):
     printed = []
 
     def student_print(*args, sep=" ", end="\n", **_):
-        printed.append(sep.join(str(a) for a in args) + ("" if end == "\n" else end))
+        if len(printed) < MAX_PRINTED:  # what the page shows; the rest is not kept
+            line = sep.join(str(a) for a in args) + ("" if end == "\n" else end)
+            printed.append(line[:MAX_PRINTED_CHARS])
 
     namespace["print"] = student_print
     t0 = time.monotonic()

@@ -11,7 +11,7 @@ from fastapi.staticfiles import StaticFiles
 from app.config import get_settings
 from app.errors import install_error_handlers
 from app.middleware.stack import add_middleware
-from app.routes import api, docs, images, pages, render, rooms
+from app.routes import api, docs, images, own, pages, render, rooms
 
 ROOT = Path(__file__).resolve().parent.parent
 settings = get_settings()
@@ -31,6 +31,7 @@ app.include_router(pages.router)
 app.include_router(images.router)
 app.include_router(render.router)
 app.include_router(rooms.router)  # the live classroom: app/rooms/
+app.include_router(own.router)  # the own-engine page and its endpoint: app/routes/own.py
 app.include_router(docs.router)
 docs.mount_assets(app)  # before /static, which would shadow it
 app.mount("/static", StaticFiles(directory=ROOT / "static"), name="static")

@@ -24,7 +24,18 @@ from typing import Any
 
 from bench.measure import ms
 
-ROWS = ("first", "steps", "browser", "size", "engine", "recording", "load", "memory", "rooms")
+ROWS = (
+    "first",
+    "steps",
+    "browser",
+    "own",
+    "size",
+    "engine",
+    "recording",
+    "load",
+    "memory",
+    "rooms",
+)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -95,6 +106,12 @@ def _browser(quick: bool, tiny: bool) -> Any:
     return out
 
 
+def _own(quick: bool, tiny: bool) -> Any:
+    from bench import own_rows
+
+    return own_rows.own_engine(quick)
+
+
 def _size(quick: bool, tiny: bool) -> Any:
     from bench import server_rows
 
@@ -142,6 +159,7 @@ RUNNERS: dict[str, Callable[[bool, bool], Any]] = {
     "first": _first,
     "steps": _steps,
     "browser": _browser,
+    "own": _own,
     "size": _size,
     "engine": _engine,
     "recording": _recording,
@@ -319,6 +337,11 @@ def report(r: dict[str, Any]) -> str:
                     _verdict(ls["median"] <= 0.05),
                 )
             )
+
+    if ok(r, "own"):  # the own-engine page (bench/own_rows.py)
+        from bench import own_rows
+
+        rows.extend(own_rows.table(r["own"], ms, _verdict))
 
     if ok(r, "size"):
         z = r["size"]

@@ -36,9 +36,16 @@ SVG_POLICY = {"default-src": "'none'", "style-src": "'unsafe-inline'"}
 # bundle makes from a blob: address: a worker touches no page and can be made only by a script
 # that already runs, so this widens nothing an attacker could reach; without it the browser
 # refuses the worker.
+# The own-engine page (app/routes/own.py) runs a student's Python on Pyodide in a worker:
+# WebAssembly needs 'wasm-unsafe-eval' (never 'unsafe-eval': no JavaScript eval), and a
+# worker takes its policy from its own script's answer, so that script carries it too.
+# connect-src stays 'self': Pyodide loads from this origin only.
+OWN_ENGINE = {"script-src": "'self' 'wasm-unsafe-eval'", "worker-src": "'self'"}
 WIDER = {
     "/docs": {"style-src": "'self' 'unsafe-inline'"},
     "/redoc": {"style-src": "'self' 'unsafe-inline'", "worker-src": "'self' blob:"},
+    "/own": OWN_ENGINE,
+    "/static/js/own/worker.js": OWN_ENGINE,
 }
 
 

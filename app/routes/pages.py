@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 import dataclasses
+import functools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -39,9 +40,20 @@ templates = Jinja2Templates(directory=str(ROOT / "templates"))
 router = APIRouter()
 
 
+# The own-engine page's words (`own_…`) stay on that page (app/routes/own.py sends them), so
+# the main page's start-up data does not grow by them; it shows only the link to it.
+OWN_WORDS_SHOWN_HERE = ("own_link", "own_link_hint")
+
+
+@functools.lru_cache(maxsize=1)
 def strings() -> dict[str, dict[str, str]]:
     """The page's words, a table per language (engine/words/*.json)."""
-    return ui_strings()
+    return {
+        lang: {
+            k: v for k, v in table.items() if not k.startswith("own_") or k in OWN_WORDS_SHOWN_HERE
+        }
+        for lang, table in ui_strings().items()
+    }
 
 
 def lesson_tabs() -> list[str]:

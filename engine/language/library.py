@@ -55,6 +55,20 @@ for _cls in UNARY_FUNCTIONS.values():
     _unary(_cls)
 
 
+def _operator(cls: type[ops.Op]) -> None:
+    """`torch.add(a, b)`, `np.multiply(a, b)`: an operator's op as a function."""
+    name = str(cls.name)
+
+    @function(name, "a", "b", usage=f"two values: {name}(a, b)")
+    def run(it: Interpreter, node: Any, a: Any, b: Any) -> Any:
+        return it.op(cls(), (a, b), node)
+
+
+for _cls in ops.BINARY_OPERATORS.values():
+    if _cls.name not in ("pow", "matmul"):
+        _operator(_cls)
+
+
 # --- two values -------------------------------------------------------------------------
 @function("maximum", "a", "b", usage="two values: maximum(a, b)")
 def maximum(it: Interpreter, node: Any, a: Any, b: Any) -> Any:

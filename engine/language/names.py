@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from engine.autograd.ops import UNARY_FUNCTIONS
+from engine.autograd.ops import OPS
 from engine.autograd.value import Value
 from engine.language.builtins import BUILTINS, print_call
 from engine.language.interpreter import Interpreter
@@ -35,11 +35,8 @@ from engine.language.values import (
 )
 
 BUILTINS["print"] = Function("print", print_call)
-_ELEMENTWISE = tuple(UNARY_FUNCTIONS)  # exp, log, sqrt, sin, cos, tanh, sigmoid, relu, abs
-_ARRAY = (
-    *_ELEMENTWISE, "sum", "mean", "matmul", "reshape", "transpose", "maximum", "minimum",
-    "zeros", "ones", "full", "stack", "square", "eye", "zeros_like", "ones_like",
-)  # fmt: skip
+# What torch, NumPy and JAX all spell alike besides the ops (which spell_ops adds, below).
+_ARRAY = ("zeros", "ones", "full", "square", "eye", "zeros_like", "ones_like", "transpose")
 _NUMPY = {
     **{f: f for f in _ARRAY}, "dot": "matmul", "absolute": "abs", "power": "pow", "pow": "pow",
     "concatenate": "cat", "clip": "clamp", "array": "tensor", "asarray": "tensor",
@@ -87,6 +84,30 @@ MODULES: dict[str, dict[str, Any]] = {
     "jax.nn": {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax")},
     "jax.lax": {"stop_gradient": "const"},
 }
+# Where the ops' own spellings live (each op says its torch_name and jax_name): the modules
+# whose attribute of that name is the op, and the library's name for the op where it is not
+# the op's own (max and min of two values are maximum and minimum).
+SPELLED_IN = {
+    "torch": ("torch",), "F": ("torch.nn.functional",), "jnp": ("jax.numpy", "numpy"),
+    "jax.nn": ("jax.nn",),
+}  # fmt: skip
+LIBRARY_NAME = {"max": "maximum", "min": "minimum"}
+
+
+def spell_ops() -> None:
+    """Every op under its torch and JAX names (and NumPy's, which are JAX's): one table, from
+    the op registry, so a new op is spelled in every module by its class alone."""
+    for cls in OPS.values():
+        own = LIBRARY_NAME.get(cls.function or cls.name, cls.function or cls.name)
+        if own not in LIBRARY:
+            continue
+        for spelled in (cls.torch_name, cls.jax_name):
+            prefix, _, attr = (spelled or "").rpartition(".")
+            for module in SPELLED_IN.get(prefix, ()):
+                MODULES[module].setdefault(attr, own)
+
+
+spell_ops()
 CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf")}
 CONSTANT_MODULES = ("math", "numpy", "torch", "jax.numpy")
 DTYPES = ("float64", "float32", "double", "float", "long", "int64", "int32", "bool", "float16")

@@ -96,6 +96,7 @@ ROWS: dict[str, Row] = {
     "cos": Row(O.Cos(), [vec(4)]),
     "tanh": Row(O.Tanh(), [vec(4)]),
     "sigmoid": Row(O.Sigmoid(), [vec(4)]),
+    "softplus": Row(O.Softplus(), [vec(4)]),
     "relu": Row(O.Relu(), [away_from_zero(4)], kink=[np.zeros(2)]),
     "abs": Row(O.Abs(), [away_from_zero(4)], kink=[np.zeros(2)]),
     "matmul": Row(O.MatMul(), [vec(2, 3), vec(3, 4)]),

@@ -176,6 +176,15 @@ KINKS = [
         ((10,),),
         fixed=[[-800.0, -745.0, -700.0, -40.0, -20.0, 20.0, 40.0, 700.0, 800.0, 0.0]],
     ),
+    OpCase(
+        "softplus-threshold",
+        "softplus",
+        O.softplus,
+        torch.nn.functional.softplus,
+        ((8,),),
+        fixed=[[-800.0, -40.0, -1.0, 0.0, 19.9, 20.0, 20.1, 800.0]],
+    ),
+    OpCase("softplus", "softplus", O.softplus, torch.nn.functional.softplus, ((3, 2),)),
     OpCase("tanh-large", "tanh", O.tanh, torch.tanh, ((4,),), fixed=[[-400.0, -20.0, 20.0, 400.0]]),
     OpCase("exp-large-negative", "exp", O.exp, torch.exp, ((3,),), fixed=[[-800.0, -700.0, 700.0]]),
     OpCase(

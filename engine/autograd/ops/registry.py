@@ -36,13 +36,25 @@ from engine.autograd.ops.linalg import MatMul
 from engine.autograd.ops.nn import CrossEntropy, LogSoftmax, Mse, Softmax
 from engine.autograd.ops.reduce import Mean, Sum
 from engine.autograd.ops.shape import Index, Reshape, Transpose
-from engine.autograd.ops.unary import Abs, Cos, Exp, Log, Neg, Relu, Sigmoid, Sin, Sqrt, Tanh
+from engine.autograd.ops.unary import (
+    Abs,
+    Cos,
+    Exp,
+    Log,
+    Neg,
+    Relu,
+    Sigmoid,
+    Sin,
+    Softplus,
+    Sqrt,
+    Tanh,
+)
 
 OPS: dict[str, type[Op]] = {
     cls.name: cls
     for cls in (
         Add, Sub, Mul, Div, Pow, Maximum, Minimum, Neg, Exp, Log, Sqrt, Sin, Cos, Tanh,
-        Sigmoid, Relu, Abs, MatMul, Sum, Mean, Reshape, Transpose, Index, Softmax, LogSoftmax,
+        Sigmoid, Softplus, Relu, Abs, MatMul, Sum, Mean, Reshape, Transpose, Index, Softmax, LogSoftmax,
         CrossEntropy, Mse, Cat, Stack, Clamp, Gather,
     )
 }  # fmt: skip

@@ -235,6 +235,34 @@ class Sigmoid(Unary):
 sigmoid = op_function(Sigmoid)
 
 
+class Softplus(Unary):
+    """f(x) = ln(1 + eˣ) (x itself past 20, as PyTorch's threshold);  x̄ += ū·σ(x)."""
+
+    name, symbol, rules = "softplus", "softplus", ("ū·σ({0})",)
+    function = "softplus"
+    jvp_rule, saved, grad_fn_name = "σ({0})·{d0}", ("in0",), "SoftplusBackward0"
+    torch_name, jax_name = "F.softplus", "jax.nn.softplus"
+
+    def compute(self, x: Array) -> Array:
+        return np.where(x > 20.0, x, np.log1p(np.exp(np.minimum(x, 20.0))))
+
+    def local(self, g: Any, x: Any, out: Any, m: Math) -> Any:
+        z = m.exp(m.where(x > 20.0, 0.0 * x, x))  # PyTorch's backward: ū·z/(z + 1), z = eˣ
+        return m.where(x > 20.0, g, g * z / (z + 1.0))
+
+    def scalar(self, x: Any) -> Any:
+        return x if x > 20.0 else np.log1p(np.exp(x))
+
+    def scalar_grad(self, g: Any, x: Any, out: Any) -> Any:
+        if x > 20.0:
+            return g
+        z = np.exp(x)
+        return g * z / (z + 1.0)
+
+
+softplus = op_function(Softplus)
+
+
 class Relu(Unary):
     """f(x) = max(x, 0);  x̄ += ū·[x > 0] (0 at x = 0, as PyTorch)."""
 

@@ -305,6 +305,7 @@ UNARY = [
     ("cos", O.cos, "cos", torch.cos if torch else None, (-4.0, 4.0)),
     ("tanh", O.tanh, "tanh", torch.tanh if torch else None, (-3.0, 3.0)),
     ("sigmoid", O.sigmoid, "sigmoid", torch.sigmoid if torch else None, (-6.0, 6.0)),
+    ("softplus", O.softplus, None, torch.nn.functional.softplus if torch else None, (-25.0, 25.0)),
     ("relu", O.relu, "relu", torch.relu if torch else None, (-2.0, 2.0)),
     ("abs", O.absolute, "abs", torch.abs if torch else None, (-2.0, 2.0)),
 ]

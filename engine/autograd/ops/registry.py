@@ -54,8 +54,8 @@ OPS: dict[str, type[Op]] = {
     cls.name: cls
     for cls in (
         Add, Sub, Mul, Div, Pow, Maximum, Minimum, Neg, Exp, Log, Sqrt, Sin, Cos, Tanh,
-        Sigmoid, Softplus, Relu, Abs, MatMul, Sum, Mean, Reshape, Transpose, Index, Softmax, LogSoftmax,
-        CrossEntropy, Mse, Cat, Stack, Clamp, Gather,
+        Sigmoid, Softplus, Relu, Abs, MatMul, Sum, Mean, Reshape, Transpose, Index, Softmax,
+        LogSoftmax, CrossEntropy, Mse, Cat, Stack, Clamp, Gather,
     )
 }  # fmt: skip
 

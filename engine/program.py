@@ -22,8 +22,10 @@ from engine.autograd.value import Value
 from engine.errors import ProgramError, fail
 from engine.language.given import free_names
 from engine.language.interpreter import Interpreter
+from engine.language.output import finish
 from engine.language.scan import Scan
 from engine.language.source import Source, read
+from engine.library import LIBRARY
 from engine.limits import DEFAULT_LIMITS, Limits
 from engine.tracing.labels import assign_labels
 from engine.tracing.passes import backward_error
@@ -36,7 +38,7 @@ def read_cached(source: str, limits: Limits) -> tuple[Source, Scan]:
     """The checked syntax tree and what is known of it before it runs, remembered (neither
     changes once made): a program's picture and page run it again."""
     src = read(source, limits)
-    return src, Scan(src, limits.max_depth)
+    return src, Scan(src, limits.max_depth, LIBRARY)
 
 
 def parse(source: str, limits: Limits = DEFAULT_LIMITS) -> Scan:
@@ -154,14 +156,14 @@ def run_program(
     # Python reads names in NFKC form (`𝐱` is `x`); the keys of `values` are read the same way.
     given = {unicodedata.normalize("NFKC", k): v for k, v in (values or {}).items()}
     free = free_names(scan.free, scan.labels, given, limits)
-    it = Interpreter(src, scan, given, limits, Options(accumulate, order))
+    it = Interpreter(src, scan, given, limits, Options(accumulate, order), LIBRARY)
     with quiet():  # NumPy's float warnings off once for the run, not per op
         try:
             it.run()
         except RecursionError:
             raise fail("too_deep_to_run", code="too_deep", limit="max_depth",
                        max=limits.max_depth) from None  # fmt: skip
-        it.finish()
+        finish(it)
     return Run(src, scan, it, make_trace(it, free, accumulate, order), limits, free)
 
 
@@ -172,7 +174,7 @@ def make_trace(it: Interpreter, free: list[dict[str, Any]], accumulate: str, ord
     last = passes[-1]
     nodes = it.nodes
     assign_labels(nodes)
-    records = [r for p in passes if p.kept for r in p.records]
+    records = [r for p in passes if p.kept for r in p.records or ()]
     result = Trace(
         nodes, last.output, last.topo, records, accumulate, order, free,
         numbers=it.passes.numbers, seed=last.seed, passes=passes,

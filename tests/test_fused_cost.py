@@ -169,7 +169,8 @@ WORST: list[tuple[Callable[[], ops.Op], Shapes]] = [
     (lambda: ops.Gather((tuple(range(128)), tuple(range(128)))), ((128, 128),)),
     (lambda: ops.Gather(((0,) * 16384,)), ((128,),)),
 ] + [(cls, ((128, 128),)) for cls in (ops.Neg, ops.Exp, ops.Log, ops.Sqrt, ops.Sin, ops.Cos,
-                                       ops.Tanh, ops.Sigmoid, ops.Relu, ops.Abs)]  # fmt: skip
+                                       ops.Tanh, ops.Sigmoid, ops.Softplus, ops.Relu,
+                                       ops.Abs)]  # fmt: skip
 # A few temporaries of the work's size may be alive at once (sigmoid: e, 1 + e, the quotient…).
 TEMPORARIES = 8
 

@@ -636,7 +636,10 @@ NEW_CONSTRUCT_ESCAPES: list[tuple[str, str, str, int, int, str]] = [
     ("print-grad-fn", "x = 1\nprint(x.grad_fn.__call__)", "attribute", 2, 7, "(.__call__)"),
     ("print-import", "print(__import__('os'))", "unknown_function", 1, 7, "'__import__'"),
     ("print-class", 'print("a".__class__)', "attribute", 1, 7, "(.__class__)"),
-    ("print-format", "print('%s' % x)", "unsupported", 1, 7, "the operator %"),
+    # '%' formats a string now (as Python's): what it formats is still refused where it stands
+    ("print-format", "print('%s' % x.__class__)", "attribute", 1, 14, "(.__class__)"),
+    ("format-method", "print('{}'.format(x.__class__))", "attribute", 1, 19, "(.__class__)"),
+    ("fstring-dunder", "print(f'{x.__class__}')", "attribute", 1, 10, "(.__class__)"),
     (
         "backward-seed-import",
         "L = x * 2\nL.backward(gradient=__import__)",

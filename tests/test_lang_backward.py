@@ -16,7 +16,7 @@ from hypothesis.extra import numpy as hnp
 
 from engine import ProgramError
 from engine.autograd.backward import backward
-from engine.language.printing import torch_text
+from engine.library.printing import torch_text
 from engine.limits import Limits
 from engine.program import run_program
 

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import torch
 
-from engine import ProgramError, parse, run, run_program
+from engine import ProgramError, run, run_program
 from engine.limits import Limits
 
 

@@ -10,8 +10,8 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import ProgramError, parse, run
-from engine.language.names import MODULES, every_function, function_named
+from engine import ProgramError, run
+from engine.library.names import MODULES, every_function, function_named
 
 FUNCTIONS = every_function()
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 
-from engine import ProgramError, parse, run, run_program
+from engine import ProgramError, run, run_program
 
 torch = pytest.importorskip("torch")
 

@@ -8,7 +8,6 @@ from fastapi.testclient import TestClient
 
 from app.main import app
 from engine import run
-from engine import parse
 from engine.lessons import LESSONS
 
 TERMS = 1_500

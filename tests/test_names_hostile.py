@@ -11,10 +11,10 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine import ProgramError, run
-from engine.language.names import MODULES, every_function
+from engine.library.names import MODULES, every_function
+from engine.limits import DEFAULT_LIMITS
 
 FUNCTIONS = every_function()
-from engine.limits import DEFAULT_LIMITS
 
 FUZZ = settings(
     max_examples=60,

@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import ast
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from engine.language.interpreter import Interpreter
 from engine.language.values import Closure, Function, Module, Return, Scope, describe
+
+if TYPE_CHECKING:
+    from engine.language.interpreter import Interpreter
 
 # Keywords as PyTorch and NumPy spell them, and the language's own.
 KEYWORD_ALIASES = {

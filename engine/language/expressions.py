@@ -12,17 +12,17 @@ import ast
 import math
 import operator
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.autograd import ops
 from engine.autograd.ops import BINARY_OPERATORS, shape_text
 from engine.autograd.value import Value
-from engine.language import names
 from engine.errors import Msg
-from engine.language.interpreter import Interpreter
-from engine.language.printing import format_value
+from engine.language.comparisons import compare
+from engine.language.scopes import bind, dotted, lookup
+from engine.language.sequences import items_of, iterate
 from engine.language.values import (
     Closure,
     Function,
@@ -33,7 +33,11 @@ from engine.language.values import (
     describe,
     is_number,
     length,
+    numbers_list,
 )
+
+if TYPE_CHECKING:
+    from engine.language.interpreter import Interpreter
 
 # ast operator -> (its symbol, the Python function for numbers)
 BINARY: dict[type, tuple[str, Callable[[Any, Any], Any]]] = {
@@ -47,14 +51,6 @@ BINARY: dict[type, tuple[str, Callable[[Any, Any], Any]]] = {
     ast.Mod: ("%", operator.mod),
 }
 SYMBOLS = {ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^"}
-COMPARE: dict[type, tuple[str, Callable[[Any, Any], Any]]] = {
-    ast.Lt: ("<", operator.lt),
-    ast.Gt: (">", operator.gt),
-    ast.LtE: ("<=", operator.le),
-    ast.GtE: (">=", operator.ge),
-    ast.Eq: ("==", operator.eq),
-    ast.NotEq: ("!=", operator.ne),
-}
 TENSORS = (Value, Pending, Grad, Ints)
 BIG_INT = 2**64  # whole numbers past this are refused: no program needs them, and they grow
 
@@ -75,7 +71,7 @@ def constant(it: Interpreter, node: ast.Constant) -> Any:
 
 
 def name(it: Interpreter, node: ast.Name) -> Any:
-    return names.lookup(it, node.id, node)
+    return lookup(it, node.id, node)
 
 
 # --- operators --------------------------------------------------------------------------
@@ -124,14 +120,6 @@ def binary(it: Interpreter, op: ast.operator, a: Any, b: Any, node: Any, parts: 
     return number_op(it, symbol, python, a, b, node)
 
 
-def numbers_list(v: Any) -> bool:
-    """A list of numbers, nested: a tensor's value in a program without torch (a tuple, as
-    a shape is, stays Python's)."""
-    if not isinstance(v, list) or not v:
-        return False
-    return all(numbers_list(x) if isinstance(x, list | tuple) else is_number(x) for x in v)
-
-
 def number_op(it: Interpreter, symbol: str, python: Any, a: Any, b: Any, node: Any) -> Any:
     """Python's arithmetic on numbers, a whole number's growth checked before it is made."""
     if symbol == "@":
@@ -165,9 +153,7 @@ def sequence_op(it: Interpreter, symbol: str, python: Any, a: Any, b: Any, node:
     """`+` joins lists, tuples or strings, `*` repeats one, `%` formats a string: each
     result's size checked before it is made."""
     if symbol == "%" and isinstance(a, str):
-        from engine.language.printing import percent_format
-
-        return percent_format(it, a, b, node)
+        return it.library.percent(it, a, b, node)
     if symbol == "+" and type(a) is type(b):
         size = len(a) + len(b)
     elif symbol == "*" and isinstance(b, int) and not isinstance(b, bool):
@@ -240,93 +226,6 @@ def boolop(it: Interpreter, node: ast.BoolOp) -> Any:
     return value
 
 
-def compare(it: Interpreter, node: ast.Compare) -> Any:
-    """Comparisons chained as Python chains them; of tensors, elementwise (True/False
-    tensors), their shapes named when they do not broadcast."""
-    left = it.eval(node.left)
-    result: Any = True
-    for op, right_node in zip(node.ops, node.comparators, strict=True):
-        right = it.eval(right_node)
-        one = compare_one(it, op, left, right, node)
-        if isinstance(one, Ints):
-            result = one if result is True else Ints(np.logical_and(as_bools(result), one.data))
-        elif not one:
-            return False
-        left = right
-    return result
-
-
-def as_bools(v: Any) -> Any:
-    return v.data if isinstance(v, Ints) else v
-
-
-def compare_one(it: Interpreter, op: ast.cmpop, a: Any, b: Any, node: Any) -> Any:
-    if isinstance(op, ast.Is | ast.IsNot):
-        same = (a is None and b is None) or (a is b and a is not None)
-        return same if isinstance(op, ast.Is) else not same
-    if isinstance(op, ast.In | ast.NotIn):
-        if isinstance(b, range | str) and isinstance(a, int | str) and not isinstance(a, bool):
-            found = type(a) is (str if isinstance(b, str) else int) and a in b  # O(1)
-        elif isinstance(b, list | tuple):
-            found = any(_equal(a, x) for x in b)
-        else:
-            raise it.error("membership", node, "invalid", v=describe(b))
-        return found if isinstance(op, ast.In) else not found
-    symbol, python = COMPARE[type(op)]
-    a, b = (none_grad(it, v) for v in (a, b))
-    if a is None or b is None:
-        return python(a, b) if symbol in ("==", "!=") else False  # PyTorch's None == t
-    if isinstance(a, TENSORS) or isinstance(b, TENSORS):
-        x, y = tensor_data(it, a, node), tensor_data(it, b, node)
-        try:
-            shape = np.broadcast_shapes(np.shape(x), np.shape(y))
-        except ValueError:
-            raise it.error(
-                "compare_shapes",
-                node,
-                "shape",
-                a=shape_text(np.shape(x)),
-                b=shape_text(np.shape(y)),
-            ) from None
-        it.check_shape(shape, node)
-        return Ints(np.asarray(python(x, y), dtype=np.bool_))
-    try:
-        return bool(python(a, b))
-    except TypeError:
-        raise it.error("cannot_compare", node, "invalid", a=describe(a), b=describe(b)) from None
-
-
-def none_grad(it: Interpreter, v: Any) -> Any:
-    """A grad not yet made: None in PyTorch (compared as None), zeros without torch."""
-    if isinstance(v, Grad) and v.owner.grad is None:
-        return None if it.torch else Ints(np.zeros(v.owner.data.shape))
-    return v
-
-
-def _equal(a: Any, b: Any) -> bool:
-    try:
-        return bool(a == b) if not isinstance(a, TENSORS) else a is b
-    except (TypeError, ValueError):
-        return False
-
-
-def tensor_data(it: Interpreter, v: Any, node: Any) -> np.ndarray:
-    """The numbers a comparison reads of a value: a grad that is None compares as nothing."""
-    if isinstance(v, Grad):
-        if v.owner.grad is None:
-            raise it.error("grad_is_none", node, "invalid")
-        return np.asarray(v.owner.grad, dtype=np.float64)
-    if isinstance(v, Pending):
-        return np.asarray(v.node.data)
-    if isinstance(v, Value | Ints):
-        return np.asarray(v.data)
-    if is_number(v) or isinstance(v, bool):
-        return np.asarray(float(v))
-    if isinstance(v, list | tuple):
-        return it.array_of(v, node)
-    raise it.error("cannot_compare", node, "invalid", a=describe(v), b="a tensor")
-
-
 def if_expression(it: Interpreter, node: ast.IfExp) -> Any:
     return it.eval(node.body if truth(it, it.eval(node.test), node.test) else node.orelse)
 
@@ -336,7 +235,7 @@ def sequence(it: Interpreter, node: ast.List | ast.Tuple | ast.Set) -> Any:
     items: list[Any] = []
     for e in node.elts:
         if isinstance(e, ast.Starred):
-            items.extend(it.items(it.eval(e.value), e))
+            items.extend(items_of(it, it.eval(e.value), e))
         else:
             items.append(it.eval(e))
         it.check_items(len(items), node)
@@ -373,12 +272,10 @@ def generate(
         out.append(it.eval(node.elt))
         it.check_items(len(out), node)
         return
-    from engine.language.statements import bind
-
     g = node.generators[k]
     if g.is_async:
         raise it.error("not_in_language", node, "unsupported", what=Msg("construct_async_for", {}))
-    items = it.iterate(it.eval(g.iter), g.iter)
+    items = iterate(it, it.eval(g.iter), g.iter)
     if isinstance(items, range | list | tuple):  # its length known: refused before it runs
         it.check_turns(length(items), node)
     for item in items:
@@ -401,7 +298,7 @@ def fstring(it: Interpreter, node: ast.JoinedStr) -> str:
             parts.append(str(v.value))
         elif isinstance(v, ast.FormattedValue):
             spec = "" if v.format_spec is None else fstring(it, v.format_spec)  # type: ignore[arg-type]
-            parts.append(format_value(it, it.eval(v.value), spec, v.conversion, v))
+            parts.append(it.library.format_value(it, it.eval(v.value), spec, v.conversion, v))
         else:
             raise it.refuse(v)
         it.check_chars(len(parts[-1]), node)
@@ -410,10 +307,10 @@ def fstring(it: Interpreter, node: ast.JoinedStr) -> str:
 
 # --- reading parts ----------------------------------------------------------------------
 def attribute(it: Interpreter, node: ast.Attribute) -> Any:
-    path = names.dotted(it, node)
+    path = dotted(it, node)
     if path is not None:
-        return names.module_attribute(it, path, node)
-    return names.attribute(it, it.eval(node.value), node.attr, node)
+        return it.library.module_attribute(it, path, node)
+    return it.library.attribute(it, it.eval(node.value), node.attr, node)
 
 
 def subscript(it: Interpreter, node: ast.Subscript) -> Any:
@@ -429,7 +326,7 @@ def call(it: Interpreter, node: ast.Call) -> Any:
     args: list[Any] = []
     for a in node.args:
         if isinstance(a, ast.Starred):
-            args.extend(it.items(it.eval(a.value), a))
+            args.extend(items_of(it, it.eval(a.value), a))
         else:
             args.append(it.eval(a))
     kwargs: dict[str, Any] = {}

@@ -6,20 +6,22 @@ back at each index. Every index list's length is checked before it is made."""
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.autograd import ops
 from engine.autograd.value import Value
-from engine.language.interpreter import Interpreter
 from engine.language.values import Grad, Ints, Pending, describe, is_number, length
+
+if TYPE_CHECKING:
+    from engine.language.interpreter import Interpreter
 
 KeyPart = int | slice | tuple[int, ...]
 
 
 def index(it: Interpreter, value: Any, key_node: ast.expr, node: ast.AST) -> Any:
-    from engine.language.expressions import numbers_list
+    from engine.language.values import numbers_list
 
     parts = key_node.elts if isinstance(key_node, ast.Tuple) else [key_node]
     if not it.torch and ((is_number(value) and not isinstance(value, bool)) or numbers_list(value)):
@@ -32,10 +34,10 @@ def index(it: Interpreter, value: Any, key_node: ast.expr, node: ast.AST) -> Any
             return value[key]  # type: ignore[index]
         except IndexError:
             raise it.error("index_out_of_range", node, "index", v=describe(value)) from None
-    key = tuple(part(it, p, node) for p in parts)
+    keys = tuple(part(it, p, node) for p in parts)
     if isinstance(value, Ints):
         try:
-            return Ints(np.asarray(value.data[_numpy(key)]))
+            return Ints(np.asarray(value.data[_numpy(keys)]))
         except IndexError as e:
             raise it.error("index_error", node, "index", why=str(e)[:100]) from None
     if isinstance(value, Grad):
@@ -44,9 +46,9 @@ def index(it: Interpreter, value: Any, key_node: ast.expr, node: ast.AST) -> Any
         value = it.tensor(value, node)
     if isinstance(value, Pending | Value):
         x = it.tensor(value, node)
-        if any(isinstance(k, tuple) for k in key):
-            return it.op(ops.Gather(key), (x,), node)
-        return it.op(ops.Index(key), (x,), node)  # type: ignore[arg-type]
+        if any(isinstance(k, tuple) for k in keys):
+            return it.op(ops.Gather(keys), (x,), node)
+        return it.op(ops.Index(keys), (x,), node)  # type: ignore[arg-type]
     raise it.error("not_indexable", node, "invalid", v=describe(value))
 
 

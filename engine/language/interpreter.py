@@ -12,7 +12,9 @@ checked; backward passes are recorded by engine.tracing.passes.
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -21,9 +23,11 @@ from engine.autograd import ops
 from engine.autograd.ops import OpError, shape_text
 from engine.autograd.value import Span, Value
 from engine.errors import Msg, ProgramError, fail
+from engine.language import expressions, statements
+from engine.language.libraries import Library
 from engine.language.scan import Scan
-from engine.language.source import Source
-from engine.language.values import Grad, Ints, Pending, Scope, describe, is_number, length
+from engine.language.source import Source, refusal
+from engine.language.values import Grad, Ints, Pending, Scope, describe, flat, is_number
 from engine.limits import Limits, check_deadline
 from engine.tracing.passes import Passes
 
@@ -34,11 +38,16 @@ class Interpreter:
     """One run of one program: its names, its graph, its passes and what it printed."""
 
     def __init__(
-        self, source: Source, scan: Scan, values: dict[str, Any], limits: Limits, options: Any
+        self,
+        source: Source,
+        scan: Scan,
+        values: dict[str, Any],
+        limits: Limits,
+        options: Any,
+        library: Library,
     ) -> None:
-        from engine.language import expressions, statements
-
         self.src, self.scan, self.values, self.limits = source, scan, values, limits
+        self.library = library
         self.torch = scan.torch
         self.statements, self.expressions = statements.STATEMENTS, expressions.EXPRESSIONS
         self.env: dict[str, Any] = {}
@@ -46,7 +55,7 @@ class Interpreter:
         self.calls: list[Any] = []  # the closures running, outermost first
         self.loops = 0  # loops open around the statement running (break/continue)
         self.grad_enabled = True
-        self.rng = np.random.default_rng(0)
+        self.rng: np.random.Generator = np.random.default_rng(0)
         self.nodes: list[Value] = []
         self.registered: set[int] = set()
         self.pending: list[tuple[str, Pending]] = []
@@ -102,12 +111,13 @@ class Interpreter:
         check_deadline()
         total = self.counted[what] + n
         self.counted[what] = total
-        limit = LIMITS[what]
-        if total > getattr(self.limits, limit):
-            raise fail(
-                "limit_" + limit, self.where(node), code="too_large", limit=limit,
-                max=getattr(self.limits, limit), n=total,
-            )  # fmt: skip
+        if total > getattr(self.limits, LIMITS[what]):
+            raise self.over(LIMITS[what], node, n=total)
+
+    def over(self, limit: str, where: Any, **params: Any) -> ProgramError:
+        """The error for a limit passed, the limit's name and value stated."""
+        return fail("limit_" + limit, self.where(where), code="too_large", limit=limit,
+                    max=getattr(self.limits, limit), **params)  # fmt: skip
 
     def check_chars(self, n: int, node: Any) -> None:
         """Charge `n` characters of text made (printed, formatted, joined) against
@@ -115,29 +125,19 @@ class Interpreter:
         check_deadline()
         self.print_chars += n
         if self.print_chars > self.limits.max_print_chars:
-            limit = self.limits.max_print_chars
-            raise fail(
-                "limit_max_print_chars", self.where(node), code="too_large",
-                limit="max_print_chars", max=limit,
-            )  # fmt: skip
+            raise self.over("max_print_chars", node)
 
     def check_turns(self, n: int, node: Any, alone: int = 0) -> None:
         """A loop of `n` more turns may run (max_loop_iterations counts the turns of all
         innermost loops), and no loop runs more than that alone."""
         total = max(self.counted["turns"] + n, alone)
         if total > self.limits.max_loop_iterations:
-            raise fail(
-                "limit_max_loop_iterations", self.where(node), code="too_large",
-                limit="max_loop_iterations", max=self.limits.max_loop_iterations, n=total,
-            )  # fmt: skip
+            raise self.over("max_loop_iterations", node, n=total)
 
     def check_items(self, n: int, node: Any) -> None:
         """A list of `n` items may be made (max_list_items)."""
         if n > self.limits.max_list_items:
-            raise fail(
-                "limit_max_list_items", self.where(node), code="too_large",
-                limit="max_list_items", max=self.limits.max_list_items, n=n,
-            )  # fmt: skip
+            raise self.over("max_list_items", node, n=n)
 
     # --- positions and refusals ---------------------------------------------------------
     def where(self, node: Any) -> Span | None:
@@ -155,12 +155,7 @@ class Interpreter:
         return fail(key, self.where(node), code=code, **params)
 
     def refuse(self, node: ast.AST) -> ProgramError:
-        kind = CONSTRUCT_NAMES.get(type(node))
-        if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
-            kind = "bytes"
-        what = Msg(f"construct_{kind}" if kind else "construct_other",
-                   {"kind": type(node).__name__})  # fmt: skip
-        return self.error("not_in_language", node, "unsupported", what=what)
+        return self.error("not_in_language", node, "unsupported", what=refusal(node))
 
     # --- names ----------------------------------------------------------------------------
     def set_var(self, name: str, value: Any, node: Any = None) -> None:
@@ -191,7 +186,7 @@ class Interpreter:
             if g is None:
                 raise self.error("grad_is_none", node, "invalid")
             return self.constant(np.array(g, dtype=np.float64), node)
-        if isinstance(v, list | tuple) and v and all(is_number(x) for x in _flat(v, 2)):
+        if isinstance(v, list | tuple) and v and all(is_number(x) for x in flat(v, 2)):
             return self.constant(self.array_of(v, node), node)
         raise self.not_a_tensor(v, node, what)
 
@@ -250,13 +245,10 @@ class Interpreter:
         `where` with its source text, in the pass running."""
         check_deadline()
         if len(self.registered) >= self.limits.max_nodes and not self.passes.make_room():
-            raise fail(
-                "limit_max_nodes", self.where(where), code="too_large", limit="max_nodes",
-                max=self.limits.max_nodes,
-            )  # fmt: skip
+            raise self.over("max_nodes", where)
         size = node.data.size
         if self.elements + size > self.limits.max_total_elements and not self.passes.make_room():
-            raise self.over_total(where)
+            raise self.over("max_total_elements", where)
         self.elements += size
         span = self.where(where)
         if span is not None and node.span is None:
@@ -265,12 +257,6 @@ class Interpreter:
         self.registered.add(node.seq)
         self.nodes.append(node)
         self.passes.joined(node)
-
-    def over_total(self, where: Any) -> ProgramError:
-        return fail(
-            "limit_max_total_elements", self.where(where), code="too_large",
-            limit="max_total_elements", max=self.limits.max_total_elements,
-        )  # fmt: skip
 
     def constant(self, data: Any, where: Any, name: str | None = None) -> Value:
         node = Value(data, name=name, kind="const")
@@ -299,10 +285,7 @@ class Interpreter:
         size = math.prod(shape)
         charged = size or ops.footprint(shape)
         if charged > self.limits.max_tensor_elements:
-            raise fail(
-                "limit_max_tensor_elements", self.where(where), code="too_large",
-                limit="max_tensor_elements", n=charged, max=self.limits.max_tensor_elements,
-            )  # fmt: skip
+            raise self.over("max_tensor_elements", where, n=charged)
 
     def op(self, op: ops.Op, inputs: tuple[Any, ...], where: Any, parts: Any = None) -> Value:
         """Run `op` forward on `inputs` (each made a tensor, a number a constant at `parts`,
@@ -340,74 +323,20 @@ class Interpreter:
         """An op's error at the text that wrote it (`log(0) gives an infinite value`)."""
         span = self.where(where)
         text = self.src.segment(span) if span is not None else ""
-        if err.code == "non_finite" and text:
-            return ProgramError(
-                f"{text} {err.message}", span.line if span else None,
-                span.column if span else None,
-                end_line=span.end_line if span else None,
-                end_column=span.end_column if span else None, code=err.code,
-            )  # fmt: skip
-        return ProgramError(
-            err.message,
-            span.line if span else None,
-            span.column if span else None,
-            end_line=span.end_line if span else None,
-            end_column=span.end_column if span else None,
-            code=err.code,
-        )
+        message = f"{text} {err.message}" if err.code == "non_finite" and text else err.message
+        at = span.to_dict() if span is not None else {}
+        return ProgramError(message, at.get("line"), at.get("column"), end_line=at.get("end_line"),
+                            end_column=at.get("end_column"), code=err.code)  # fmt: skip
 
     # --- what the statements share ------------------------------------------------------
-    def free_leaf(self, name: str, node: Any) -> Any:
-        """A free name at its first use: a leaf with the value given (1.0 by default), or the
-        class labels given for a name used as labels."""
-        from engine.language.given import given_labels, given_value
-
-        if name in self.scan.labels:
-            labels = given_labels(name, self.values, self.limits)
-            value: Any = list(labels) if isinstance(labels, tuple) else labels
-        else:
-            given = name in self.values
-            data = given_value(name, self.values, self.limits) if given else _F64(1.0)
-            value = self.leaf(np.array(data, dtype=np.float64), node, name=name)
-        self.env[name] = value
-        return value
-
-    def items(self, v: Any, node: Any) -> list[Any]:
-        """The items of what a program unpacks or joins: a list, a tuple, a range, a tensor's
-        rows."""
-        if isinstance(v, list | tuple):
-            return list(v)
-        if isinstance(v, range):
-            self.check_items(length(v), node)
-            return list(v)
-        if isinstance(v, Pending) and isinstance(v.raw, list | tuple):
-            v.read_as_number = True
-            return list(v.raw)
-        return list(self.iterate(v, node))
-
-    def iterate(self, v: Any, node: Any) -> Any:
-        """What a loop runs over, turn by turn (a range is never made whole)."""
-        if isinstance(v, list | tuple | range):
-            return v
-        if (
-            isinstance(v, Pending)
-            and isinstance(v.raw, list | tuple)
-            and v.node.seq not in self.registered
-        ):
-            v.read_as_number = True  # a list written out and looped over: Python's numbers
-            return v.raw
-        if isinstance(v, Ints):
-            self.check_items(v.data.shape[0] if v.data.ndim else 0, node)
-            return [Ints(r) if r.ndim else int(r) for r in v.data]
-        if isinstance(v, Value | Pending | Grad):
-            t = self.tensor(v, node)
-            if t.data.ndim == 0:
-                raise self.error("loop_over_scalar", node, "shape")
-            return (self.op(ops.Index((i,)), (t,), node) for i in range(t.data.shape[0]))
-        raise self.error("not_iterable", node, "shape", v=describe(v))
-
-    def no_grad(self) -> Any:
-        return _NoGrad(self)
+    @contextlib.contextmanager
+    def no_grad(self) -> Iterator[None]:
+        """Around an update the interpreter makes itself: nothing in it is recorded."""
+        before, self.grad_enabled = self.grad_enabled, False
+        try:
+            yield
+        finally:
+            self.grad_enabled = before
 
     def emit(self, text: str, node: Any, end: str = "\n") -> None:
         """A printed line (or more), at its statement's line, after the passes so far."""
@@ -447,95 +376,6 @@ class Interpreter:
             if n in self.passes.leaves:
                 self.passes.leaves.remove(n)
 
-    def set_output(self, value: Any, name: str, alias: bool, anonymous: bool = False) -> None:
-        """The last value given at the program's level: the implicit pass's output."""
-        if isinstance(value, Pending | tuple):  # a pending leaf, or (number, node, name)
-            self.output, self.output_alias = value, None
-            return
-        self.output = value
-        self.output_alias = name if alias or value.name != name else None
-        if anonymous:
-            self.output_alias = None
-            if value.name is None and value.kind != "leaf":
-                value.name = "out"
-
-    # --- the end --------------------------------------------------------------------------
-    def finish(self) -> None:
-        """Leaves bound but never used as a value (`x = 2` and nothing more) are in the graph
-        too, unused; those read only as numbers (`n = 3` in `range(n)`) are not. A program
-        with no backward call gets its implicit pass on the last value it gave."""
-        for _, p in self.pending:
-            if p.node.seq not in self.registered and not p.read_as_number:
-                self.register(p.node, p.node.span)
-        if not self.passes.passes:
-            if self.last_value is not None:
-                node, value = self.last_value
-                if is_number(value) and not isinstance(value, bool):
-                    self.output = self.constant(_F64(value), node)  # a number: a constant
-                elif not isinstance(value, Value | Pending):
-                    raise self.output_error(value, node)
-            out: Any = self.output if self.output is not None else self.last_printed
-            if isinstance(out, Pending):
-                out = self.materialize(out)
-            if isinstance(out, tuple):  # `y = i` in a loop: a number, the output a constant
-                number, where, name = out
-                out = self.constant(_F64(number), where, name=name)
-                out.text = repr(float(number))
-            if out is None:
-                raise fail("no_output", Span(1, 1, 1, 1), code="no_output")
-            if self.output_alias is not None and out.kind == "op":
-                out.name = self.output_alias  # `L = h` as the last word: the output is L
-            if out.seq not in self.registered:
-                self.register(out, out.span)
-            self.passes.implicit(out)
-        self.nodes.sort(key=lambda n: n.seq)
-
-
-def _output_error(it: Interpreter, value: Any, node: Any) -> ProgramError:
-    """Why the last statement's value cannot be the output."""
-    from engine.language.values import Function
-
-    what = Msg("what_output", {})
-    if isinstance(value, Function) and value.bound is not None:
-        return it.error("method_not_called", node, "unsupported", name=value.name)
-    if isinstance(value, list) and not value:
-        return it.error("empty_list", node, "bad_list")
-    if isinstance(value, list | tuple):
-        return it.error("list_not_tensor", node, "list", what=what, v=describe(value))
-    if value is None:
-        return it.error("none_not_tensor", node, "no_output", what=what)
-    return it.error("output_not_value", node, "no_output", v=describe(value))
-
-
-Interpreter.output_error = _output_error  # type: ignore[attr-defined]
-
-
-class _NoGrad:
-    """`with it.no_grad():` around an update the interpreter makes itself."""
-
-    def __init__(self, it: Interpreter) -> None:
-        self.it = it
-
-    def __enter__(self) -> None:
-        self.before = self.it.grad_enabled
-        self.it.grad_enabled = False
-
-    def __exit__(self, *exc: Any) -> None:
-        self.it.grad_enabled = self.before
-
-
-def _flat(v: Any, depth: int) -> list[Any]:
-    """The items of a nested list, `depth` levels down (a check needs only a few)."""
-    out: list[Any] = []
-    for x in v:
-        if isinstance(x, list | tuple) and depth > 0:
-            out.extend(_flat(x, depth - 1) if x else [None])
-        elif isinstance(x, list | tuple):
-            continue
-        else:
-            out.append(x)
-    return out
-
 
 LIMITS = {
     "statements": "max_statements",
@@ -543,15 +383,3 @@ LIMITS = {
     "ops": "max_ops",
     "work": "max_work",
 }
-
-# What students might write, named in words for the error message.
-CONSTRUCT_NAMES = {
-    ast.Import: "import", ast.ImportFrom: "import", ast.Lambda: "lambda",
-    ast.SetComp: "set_comprehension", ast.DictComp: "dict_comprehension",
-    ast.FunctionDef: "def", ast.AsyncFunctionDef: "async_def", ast.AsyncFor: "async_for",
-    ast.AsyncWith: "async_with", ast.ClassDef: "class", ast.With: "with", ast.Try: "try",
-    ast.Delete: "del", ast.Global: "global", ast.Nonlocal: "nonlocal", ast.Raise: "raise",
-    ast.Dict: "dict", ast.NamedExpr: "walrus", ast.Await: "await", ast.Yield: "yield",
-    ast.YieldFrom: "yield", ast.Starred: "starred", ast.AnnAssign: "annotated",
-    ast.Match: "match", ast.TryStar: "try",
-}  # fmt: skip

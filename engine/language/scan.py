@@ -8,6 +8,8 @@ from __future__ import annotations
 
 import ast
 
+from engine.errors import fail
+from engine.language.libraries import Library
 from engine.language.name_warnings import NameWarning, name_warnings
 from engine.language.source import Source, nests, part_of, too_deep
 
@@ -28,7 +30,8 @@ LABEL_CALLS = frozenset({"cross_entropy"})
 class Scan:
     """The facts about a program its run needs first, gathered in one walk of its tree."""
 
-    def __init__(self, src: Source, max_depth: int) -> None:
+    def __init__(self, src: Source, max_depth: int, library: Library) -> None:
+        self.library = library
         self.assigned: set[str] = set()
         self.module_assigned: set[str] = set()  # bound outside any def or lambda
         self.imports: set[str] = set()
@@ -115,17 +118,15 @@ class Scan:
     def free_names(self) -> tuple[str, ...]:
         """Names read but never bound (leaves with the values given), in source order; not
         those only called (an unknown function) or a module's name never imported."""
-        from engine.language.names import BUILTIN_NAMES, STANDARD
-
         self.loads.sort(key=lambda n: (n.lineno, n.col_offset))
         free: dict[str, None] = {}
         for n in self.loads:
             name = n.id
             if name in self.assigned or name in free or name.startswith("__"):
                 continue
-            if id(n) in self.called or name in BUILTIN_NAMES:
+            if id(n) in self.called or name in self.library.functions:
                 continue
-            if id(n) in self.roots and name in STANDARD:
+            if id(n) in self.roots and name in self.library.standard:
                 continue
             free[name] = None
         return tuple(free)
@@ -148,21 +149,19 @@ class Scan:
     def imported(self, node: ast.Import | ast.ImportFrom, src: Source) -> None:
         """An import's names; a module not allowed is refused where it is written, whether or
         not the run would reach it (deny by default)."""
-        from engine.errors import fail
-        from engine.language.names import MODULES, NAMED
-
         paths = (
             [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
         )
+        level = node.level if isinstance(node, ast.ImportFrom) else 0
         for path in paths:
-            if path not in MODULES or getattr(node, "level", 0):
-                path = "." * getattr(node, "level", 0) + path
+            if path not in self.library.modules or level:
+                path = "." * level + path
                 root = path.split(".")[0]
                 key = (
                     "module_part_refused" if root in ("torch", "numpy", "jax") else "module_refused"
                 )
                 raise fail(key, src.span(node), code="import", path=path[:60], root=root,
-                           named=NAMED)  # fmt: skip
+                           named=self.library.named)  # fmt: skip
         if isinstance(node, ast.Import):
             for a in node.names:
                 self.imports.add(a.asname or a.name.split(".")[0])
@@ -181,9 +180,12 @@ class Scan:
         name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
         if name in LABEL_CALLS and len(node.args) == 2 and isinstance(node.args[1], ast.Name):
             self.labels.add(node.args[1].id)
-        if name == "requires_grad_" and isinstance(func, ast.Attribute):
-            if isinstance(func.value, ast.Name):
-                self.leaf_names.add(func.value.id)
+        if (
+            name == "requires_grad_"
+            and isinstance(func, ast.Attribute)
+            and isinstance(func.value, ast.Name)
+        ):
+            self.leaf_names.add(func.value.id)
 
     def assignment(self, node: ast.Assign) -> None:
         for t in node.targets:

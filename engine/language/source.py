@@ -15,7 +15,7 @@ import unicodedata
 from collections.abc import Iterable
 
 from engine.autograd.value import Span
-from engine.errors import ProgramError, fail
+from engine.errors import Msg, ProgramError, fail
 from engine.limits import Limits
 
 NEWLINE = re.compile(r"\r\n|\r|\n")
@@ -64,9 +64,12 @@ class Source:
             self.column(end_line, start if end is None else end),
         )
 
-    def segment(self, span: Span) -> str:
+    def segment(self, span: Span | None) -> str:
         """The text of a span as a node shows it: comments left out of a span over several
-        lines, names as Python reads them (NFKC: `𝐱 * 3` is `x * 3`), cut at TEXT_CHARS."""
+        lines, names as Python reads them (NFKC: `𝐱 * 3` is `x * 3`), cut at TEXT_CHARS ("" for
+        no span)."""
+        if span is None:
+            return ""
         lines = self.lines[span.line - 1 : span.end_line]
         if not lines:
             return ""
@@ -232,3 +235,24 @@ def close_match(word: str, known: Iterable[str]) -> str | None:
     """The closest known word to `word`, or None."""
     close = difflib.get_close_matches(word, list(known), n=1, cutoff=0.6)
     return close[0] if close else None
+
+
+def refusal(node: ast.AST) -> Msg:
+    """What a construct outside the language is, in words for the message that refuses it."""
+    kind = CONSTRUCT_NAMES.get(type(node))
+    if isinstance(node, ast.Constant) and isinstance(node.value, bytes):
+        kind = "bytes"
+    return Msg(f"construct_{kind}" if kind else "construct_other", {"kind": type(node).__name__})
+
+
+# What students might write, named in words for the error message.
+CONSTRUCT_NAMES = {
+    ast.Import: "import", ast.ImportFrom: "import", ast.Lambda: "lambda",
+    ast.SetComp: "set_comprehension", ast.DictComp: "dict_comprehension",
+    ast.FunctionDef: "def", ast.AsyncFunctionDef: "async_def", ast.AsyncFor: "async_for",
+    ast.AsyncWith: "async_with", ast.ClassDef: "class", ast.With: "with", ast.Try: "try",
+    ast.Delete: "del", ast.Global: "global", ast.Nonlocal: "nonlocal", ast.Raise: "raise",
+    ast.Dict: "dict", ast.NamedExpr: "walrus", ast.Await: "await", ast.Yield: "yield",
+    ast.YieldFrom: "yield", ast.Starred: "starred", ast.AnnAssign: "annotated",
+    ast.Match: "match", ast.TryStar: "try",
+}  # fmt: skip

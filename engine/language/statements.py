@@ -11,21 +11,20 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.autograd import ops
 from engine.autograd.ops import shape_text
 from engine.autograd.value import Value
-from engine.language import names
-from engine.language.expressions import BINARY, binary, truth
 from engine.errors import Msg
-from engine.language.interpreter import Interpreter
-from engine.language.printing import display_text
+from engine.language.expressions import binary, truth
+from engine.language.output import set_output
+from engine.language.scopes import bind
+from engine.language.sequences import iterate
 from engine.language.values import (
     Break,
-    Closure,
     Continue,
     Grad,
     Ints,
@@ -34,6 +33,9 @@ from engine.language.values import (
     is_number,
     length,
 )
+
+if TYPE_CHECKING:
+    from engine.language.interpreter import Interpreter
 
 Handler = Callable[..., None]
 
@@ -64,9 +66,9 @@ def assign(it: Interpreter, node: ast.Assign, last: bool = False) -> None:
     first = targets[0]
     if it.scope is None and isinstance(first, ast.Name):
         if isinstance(value, Value | Pending):
-            it.set_output(value, first.id, alias=isinstance(node.value, ast.Name))
+            set_output(it, value, first.id, alias=isinstance(node.value, ast.Name))
         elif is_number(value) and not isinstance(value, bool):
-            it.set_output((value, node.value, first.id), first.id, alias=False)
+            set_output(it, (value, node.value, first.id), first.id, alias=False)
     if last:
         it.last_value = (node.value, value)
 
@@ -83,7 +85,7 @@ def constant_leaf(it: Interpreter, name: str, expr: ast.expr, mark: int) -> Any:
         return v  # True, None, a string, a function: bound as it is
     else:
         raw = v.data.tolist() if isinstance(v, Ints) else v
-        data = np.float64(v) if is_number(v) else it.array_of(raw, expr)
+        data = np.asarray(v, dtype=np.float64) if is_number(v) else it.array_of(raw, expr)
     it.drop_since(mark)
     pending = it.leaf(np.array(data, dtype=np.float64), expr, name=name, pending=True)
     pending.raw = raw
@@ -101,37 +103,6 @@ def leaves_of_tuple(it: Interpreter, target: ast.Tuple, value: ast.Tuple, mark: 
         else:
             out.append(it.eval(e))
     return tuple(out)
-
-
-def bind(it: Interpreter, target: ast.expr, value: Any, node: ast.AST) -> None:
-    """Bind a target: a name, names unpacked in turn, or an attribute that PyTorch lets a
-    program set (`x.requires_grad = True`, `x.grad = None`, `w.data = …`)."""
-    if isinstance(target, ast.Name):
-        name = target.id
-        if isinstance(value, Value) and value.name is None:
-            value.name = name
-        elif isinstance(value, Pending) and value.node.name is None:
-            value.node.name = name
-        elif isinstance(value, Closure) and value.name == "lambda":
-            value.name = name  # `f = lambda …` is f in messages
-        it.set_var(name, value, target)
-        return
-    if isinstance(target, ast.Tuple | ast.List):
-        if any(isinstance(e, ast.Starred) for e in target.elts):
-            raise it.refuse(next(e for e in target.elts if isinstance(e, ast.Starred)))
-        items = it.items(value, node)
-        if len(items) != len(target.elts):
-            raise it.error("unpack_count", node, "arguments", n=len(items), m=len(target.elts))
-        for t, item in zip(target.elts, items, strict=True):
-            bind(it, t, item, node)
-        return
-    if isinstance(target, ast.Attribute):
-        owner = it.eval(target.value)
-        names.set_attribute(it, owner, target.attr, value, target)
-        return
-    if isinstance(target, ast.Subscript):
-        raise it.error("assign_item", target, "unsupported")
-    raise it.error("assign_target", target, "unsupported")
 
 
 AUGMENTED = (ast.Add, ast.Sub, ast.Mult, ast.Div)
@@ -159,7 +130,7 @@ def augmented(it: Interpreter, node: ast.AugAssign, last: bool = False) -> None:
     value = binary(it, node.op, current, right, node, (target, node.value))
     bind(it, target, value, node)
     if isinstance(value, Value) and it.scope is None:
-        it.set_output(value, target.id, alias=False)
+        set_output(it, value, target.id, alias=False)
     if last:
         it.last_value = (node, value)
 
@@ -195,40 +166,40 @@ def expression(it: Interpreter, node: ast.Expr, last: bool = False) -> None:
             show(it, result, node)
             left = it.eval(value.left)
             if isinstance(left, Value):
-                it.set_output(left, "out", alias=False, anonymous=True)
+                set_output(it, left, "out", alias=False, anonymous=True)
             return
         if isinstance(result, Value | Pending) or is_number(result):
             out = it.tensor(result, value, Msg("what_output", {}))
             if is_number(result):
                 out.text = repr(float(result))  # a number computed: its value, not its text
-            it.set_output(out, "out", alias=False, anonymous=True)
+            set_output(it, out, "out", alias=False, anonymous=True)
             return
-        if result is not None and not isinstance(result, Grad) and not names.is_effect(value):
+        if result is not None and not isinstance(result, Grad) and not it.library.is_effect(value):
             it.last_value = (value, result)
-    if result is None or names.is_effect(value):
+    if result is None or it.library.is_effect(value):
         return
     show(it, result, node)
 
 
 def show(it: Interpreter, value: Any, node: ast.AST) -> None:
     """A notebook's display of a value, in `printed`."""
-    it.emit(display_text(it, value, node), node)
+    it.emit(it.library.display(it, value, node), node)
 
 
 # --- control flow ---------------------------------------------------------------------------
 def for_loop(it: Interpreter, node: ast.For, last: bool = False) -> None:
     if node.orelse:
         raise it.error("loop_else", node, "unsupported", word="for")
-    if isinstance(node.target, ast.Name) and node.target.id in names.BUILTIN_NAMES:
+    if isinstance(node.target, ast.Name) and node.target.id in it.library.functions:
         raise it.error("function_name_taken", node.target, name=node.target.id)
-    items = it.iterate(it.eval(node.iter), node.iter)
+    items = iterate(it, it.eval(node.iter), node.iter)
     counts = id(node) not in it.scan.outer_loops
     if isinstance(items, range | list | tuple):  # its length known: refused before it runs
         it.check_turns(length(items) if counts else 0, node, length(items))
     it.loops += 1
     try:
         for item in items:
-            it.count("turns" if counts else "statements", node)
+            it.count("turns", node, 1 if counts else 0)  # an outer turn: its statements count
             bind(it, node.target, item, node)
             if not turn(it, node.body):
                 break
@@ -241,9 +212,9 @@ def while_loop(it: Interpreter, node: ast.While, last: bool = False) -> None:
         raise it.error("loop_else", node, "unsupported", word="while")
     it.loops += 1
     try:
-        counts = "turns" if id(node) not in it.scan.outer_loops else "statements"
+        counts = 1 if id(node) not in it.scan.outer_loops else 0  # an outer turn: its statements
         while truth(it, it.eval(node.test), node.test):
-            it.count(counts, node)
+            it.count("turns", node, counts)
             if not turn(it, node.body):
                 break
     finally:
@@ -281,7 +252,7 @@ def with_block(it: Interpreter, node: ast.With, last: bool = False) -> None:
     if len(node.items) != 1 or node.items[0].optional_vars is not None:
         raise it.error("with_only", node, "unsupported")
     manager = it.eval(node.items[0].context_expr)
-    names.enter(it, manager, node, lambda: it.block(node.body))
+    it.library.enter(it, manager, node, lambda: it.block(node.body))
 
 
 # --- functions ------------------------------------------------------------------------------
@@ -290,7 +261,7 @@ def function_def(it: Interpreter, node: ast.FunctionDef, last: bool = False) -> 
 
     if node.decorator_list:
         raise it.error("decorator", node.decorator_list[0], "unsupported")
-    if node.name in names.BUILTIN_NAMES and node.name not in it.scan.assigned:
+    if node.name in it.library.functions and node.name not in it.scan.assigned:
         pass  # a def may shadow a language function, as in Python
     it.set_var(node.name, make_function(it, node), node)
 
@@ -305,14 +276,16 @@ def return_statement(it: Interpreter, node: ast.Return, last: bool = False) -> N
 def import_statement(
     it: Interpreter, node: ast.Import | ast.ImportFrom, last: bool = False
 ) -> None:
-    for local, value in names.imported(it, node):
+    for local, value in it.library.imported(it, node):
         it.set_var(local, value, node)
 
 
 def assertion(it: Interpreter, node: ast.Assert, last: bool = False) -> None:
     if truth(it, it.eval(node.test), node.test):
         return
-    text = "" if node.msg is None else display_text(it, it.eval(node.msg), node.msg, plain=True)
+    text = (
+        "" if node.msg is None else it.library.display(it, it.eval(node.msg), node.msg, plain=True)
+    )
     raise it.error("assertion", node, "assertion", text=text or it.src.segment(it.where(node.test)))
 
 

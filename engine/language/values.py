@@ -158,3 +158,24 @@ def describe(v: Any) -> Msg:
     if is_number(v):
         return Msg("describe_number", {"v": f"{float(v):g}"})
     return Msg("describe_other", {})
+
+
+def numbers_list(v: Any) -> bool:
+    """A list of numbers, nested: a tensor's value in a program without torch (a tuple, as
+    a shape is, stays Python's)."""
+    if not isinstance(v, list) or not v:
+        return False
+    return all(numbers_list(x) if isinstance(x, list | tuple) else is_number(x) for x in v)
+
+
+def flat(v: Any, depth: int) -> list[Any]:
+    """The items of a nested list, `depth` levels down (a check needs only a few)."""
+    out: list[Any] = []
+    for x in v:
+        if isinstance(x, list | tuple) and depth > 0:
+            out.extend(flat(x, depth - 1) if x else [None])
+        elif isinstance(x, list | tuple):
+            continue
+        else:
+            out.append(x)
+    return out

@@ -26,17 +26,12 @@ from engine.errors import fail
 from engine.tracing.cost import NUMBERS_PER_EDGE
 from engine.tracing.record import TraceRecorder
 
-# The ops whose backward reads no saved tensor (a second backward through them is allowed).
-_SAVES_NOTHING = frozenset({"add", "sub", "neg", "sum", "mean", "reshape", "transpose", "index",
-                            "cat", "stack", "gather", "broadcast_to", "scatter", "scatter_add"})  # fmt: skip
-
 
 def saves_something(node: Value) -> bool:
-    op: Any = node.op
-    saves = getattr(op, "saves", None)
-    if callable(saves):
-        return bool(saves([x.requires_grad for x in node.inputs]))
-    return op.name not in _SAVES_NOTHING
+    """Does node's backward read a tensor its forward saved (then a second backward through
+    it, once freed, is PyTorch's error)? The op says (Op.saves)."""
+    assert node.op is not None
+    return bool(node.op.saves([x.requires_grad for x in node.inputs]))
 
 
 @dataclass(eq=False)
@@ -206,7 +201,8 @@ class Passes:
                            shape=shape_text(root.data.shape))  # fmt: skip
         if seed is not None and seed.data.shape != root.data.shape:
             raise it.error("backward_seed_shape", node, "shape", name=self.text(node),
-                           a=shape_text(root.data.shape), b=shape_text(seed.data.shape))  # fmt: skip
+                           a=shape_text(root.data.shape),
+                           b=shape_text(seed.data.shape))  # fmt: skip
 
     def text(self, node: Any) -> str:
         func = getattr(node, "func", None)

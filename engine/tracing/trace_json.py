@@ -147,11 +147,15 @@ def resets(p: Any, ids: dict[int, str], running: dict[str, Any]) -> dict[str, An
         node_id = ids.get(n.seq)
         if node_id is None or not n.requires_grad:
             continue
-        before = p.grads_before.get(n.seq) if n.kind == "leaf" and p.kind != "grad" else None
+        carried = n.kind == "leaf" and p.kind != "grad"
+        before = p.grads_before.get(n.seq) if carried else None
         start = to_json(np.zeros(n.data.shape) if before is None else np.asarray(before))
-        if node_id in running and running[node_id] != start:
-            out[node_id] = start
-        elif node_id not in running and start != to_json(np.zeros(n.data.shape)):
+        if (
+            node_id in running
+            and running[node_id] != start
+            or node_id not in running
+            and start != to_json(np.zeros(n.data.shape))
+        ):
             out[node_id] = start
     return out
 

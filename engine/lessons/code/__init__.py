@@ -20,10 +20,10 @@ from typing import Any
 import numpy as np
 
 from engine.autograd.value import Value
-from engine.language.printing import torch_text
 from engine.lessons.code.grad_fns import exprs_by_span, predict_grad_fn
 from engine.lessons.code.names import GENERATED_NAMES, code_names
 from engine.lessons.code.translate import Translation
+from engine.library.printing import torch_text
 from engine.program import Run
 
 TORCH_HEAD = [

@@ -13,16 +13,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.autograd.ops import OPS
 from engine.autograd.value import Value
-from engine.language.builtins import BUILTINS, print_call
-from engine.language.interpreter import Interpreter
-from engine.language.library import LIBRARY
-from engine.language.source import close_match
 from engine.language.values import (
     Function,
     Grad,
@@ -33,6 +29,16 @@ from engine.language.values import (
     describe,
     is_number,
 )
+from engine.library import (
+    constructors,  # noqa: F401  (the tensors a program makes register)
+    methods,
+)
+from engine.library.builtins import BUILTINS, print_call
+from engine.library.functions import FUNCTIONS
+from engine.library.transforms import SPECIAL
+
+if TYPE_CHECKING:
+    from engine.language.interpreter import Interpreter
 
 BUILTINS["print"] = Function("print", print_call)
 # What torch, NumPy and JAX all spell alike besides the ops (which spell_ops adds, below).
@@ -99,7 +105,7 @@ def spell_ops() -> None:
     the op registry, so a new op is spelled in every module by its class alone."""
     for cls in OPS.values():
         own = LIBRARY_NAME.get(cls.function or cls.name, cls.function or cls.name)
-        if own not in LIBRARY:
+        if own not in FUNCTIONS:
             continue
         for spelled in (cls.torch_name, cls.jax_name):
             prefix, _, attr = (spelled or "").rpartition(".")
@@ -120,12 +126,10 @@ STANDARD = {
 # The language's functions by their bare names (`exp(x)`, `grad(L, x)`), and its other names
 # as NumPy and PyTorch spell them (`dot`, `concatenate`).
 BARE = {
-    **{f: f for f in LIBRARY if f not in ("swapaxes", "torch_arange", "torch_linspace")},
+    **{f: f for f in FUNCTIONS if f not in ("swapaxes", "torch_arange", "torch_linspace")},
     "dot": "matmul", "concatenate": "cat", "concat": "cat", "clip": "clamp", "grad": "grad",
 }  # fmt: skip
 BUILTIN_NAMES = frozenset(BARE) | frozenset(BUILTINS)
-# The library's functions that are not plain ones (passes, optimizers, blocks): transforms.py.
-SPECIAL: dict[str, Function] = {}
 # Methods called for what they do, whose value a notebook line does not show.
 EFFECTS = frozenset({"append", "extend", "backward", "step", "zero_grad", "seed", "manual_seed"})
 
@@ -137,61 +141,10 @@ def every_function() -> dict[str, str]:
 
 
 def function_named(name: str) -> Any:
-    return SPECIAL.get(name) or LIBRARY.get(name) or BUILTINS.get(name)
-
-
-# --- reading a name -------------------------------------------------------------------------
-def lookup(it: Interpreter, name: str, node: ast.AST) -> Any:
-    """What `name` holds here: the calls' scopes, the program's names, a free name (a leaf,
-    made at its first use), the language's functions; else the error that says why not."""
-    scope = it.scope
-    while scope is not None:
-        if name in scope.vars:
-            return scope.vars[name]
-        if name in scope.own:
-            raise it.error("used_before_assigned_in", node, "unbound", name=name, f=scope.name)
-        scope = scope.parent
-    if name in it.env:
-        return it.env[name]
-    if name in it.scan.free:
-        return it.free_leaf(name, node)
-    if name in BUILTINS:
-        return BUILTINS[name]
-    if name in BARE:
-        return function_named(BARE[name])
-    if name in it.scan.assigned:
-        if it.scope is None and name not in it.scan.module_assigned:
-            raise it.error("local_only", node, "unbound", name=name)
-        raise it.error("used_before_assigned", node, "unbound", name=name)
-    if name in STANDARD:
-        raise it.error("not_imported", node, "import", name=name, line=STANDARD[name])
-    if name.startswith("__") and name not in it.scan.called_names:
-        raise it.error("dunder_name", node, "unsupported", name=name[:40])
-    known = sorted(BUILTIN_NAMES | set(it.env))
-    hint = close_match(name, known)
-    key = "unknown_function_hint" if hint else "unknown_function"
-    if name not in it.scan.called_names:
-        key = "unknown_name_hint" if hint else "unknown_name"
-    raise it.error(key, node, "unknown_function", name=name[:40], hint=hint)
+    return SPECIAL.get(name) or FUNCTIONS.get(name) or BUILTINS.get(name)
 
 
 # --- modules ------------------------------------------------------------------------------
-def dotted(it: Interpreter, node: ast.Attribute) -> str | None:
-    """`np.random.randn` as "numpy.random.randn" when its first name holds a module; None for
-    an attribute of a value."""
-    parts: list[str] = []
-    base: ast.AST = node
-    while isinstance(base, ast.Attribute):
-        parts.append(base.attr)
-        base = base.value
-    if not isinstance(base, ast.Name):
-        return None
-    root = lookup(it, base.id, base)
-    if not isinstance(root, Module):
-        return None
-    return ".".join([root.path, *reversed(parts)])
-
-
 def module_attribute(it: Interpreter, path: str, node: Any, code: str = "") -> Any:
     if path in MODULES:
         return Module(path)
@@ -258,8 +211,6 @@ def module_refused(it: Interpreter, path: str, node: Any) -> Any:
 
 # --- attributes of values -----------------------------------------------------------------
 def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
-    from engine.language import methods
-
     if attr.startswith("_"):
         raise it.error("attribute_access", node, "attribute", attr=attr[:40])
     if isinstance(owner, Module):
@@ -276,7 +227,7 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
         return Function(attr, methods.list_method).bind(owner)
     if isinstance(owner, str) and attr in ("format", "join", "upper", "lower", "strip"):
         return Function(attr, methods.text_method).bind(owner)
-    from engine.language.expressions import numbers_list
+    from engine.language.values import numbers_list
 
     is_value = (is_number(owner) and not isinstance(owner, bool)) or numbers_list(owner)
     if is_value and not it.torch and attr not in ("append", "extend"):
@@ -287,8 +238,6 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
 
 
 def set_attribute(it: Interpreter, owner: Any, attr: str, value: Any, node: Any) -> None:
-    from engine.language import methods
-
     if attr.startswith("_"):
         raise it.error("assign_attribute_dunder", node, "unsupported", attr=attr[:40])
     methods.set_tensor_attribute(it, owner, attr, value, node)
@@ -317,6 +266,11 @@ def enter(it: Interpreter, manager: Any, node: Any, body: Callable[[], None]) ->
     raise it.error("with_only", node, "unsupported")
 
 
-__all__ = ["MODULES", "lookup", "np"]
+# What a bare name holds when the program has not bound it: Python's builtins, then the
+# language's functions.
+GLOBALS: dict[str, Any] = {
+    **{n: f for n, f in ((n, function_named(f)) for n, f in BARE.items()) if f is not None},
+    **BUILTINS,
+}
 
-from engine.language import transforms as _transforms  # noqa: E402,F401  (fills SPECIAL)
+__all__ = ["GLOBALS", "MODULES", "np"]

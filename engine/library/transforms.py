@@ -8,24 +8,29 @@ the settings a pasted notebook makes (`torch.set_printoptions`), which change no
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.autograd import optim
 from engine.autograd.ops import OpError
 from engine.autograd.value import Value
-from engine.language.calls import Signature, argument_node, call_value, keyword_node
 from engine.errors import Msg
-from engine.language.interpreter import Interpreter
-from engine.language.library import LIBRARY, number, sizes
-from engine.limits import limit_named
+from engine.language.calls import Signature, argument_node, call_value, keyword_node
+from engine.language.sequences import items_of
 from engine.language.values import Closure, Function, Grad, Ints, Opaque, Pending, describe
+from engine.library.functions import FUNCTIONS, number, sizes
+from engine.limits import limit_named
+
+if TYPE_CHECKING:
+    from engine.language.interpreter import Interpreter
+
+
+# The library's functions that are not plain ones (passes, optimizers, blocks), by name.
+SPECIAL: dict[str, Function] = {}
 
 
 def special(name: str, *positional: str, usage: str = "", **defaults: Any) -> Any:
-    from engine.language.names import SPECIAL
-
     sig = Signature(name, positional, tuple(defaults.items()), usage or f"{name}(…)")
 
     def register(impl: Any) -> Any:
@@ -51,8 +56,10 @@ def backward(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
 
 @special("autograd_grad", "outputs", "inputs", "grad_outputs?", retain_graph=None,
          create_graph=False, allow_unused=False, usage="torch.autograd.grad(y, x)")  # fmt: skip
-def autograd_grad(it: Interpreter, node: Any, outputs: Any, inputs: Any, grad_outputs: Any,
-                  retain_graph: Any, create_graph: Any, allow_unused: Any) -> tuple[Any, ...]:  # fmt: skip
+def autograd_grad(
+    it: Interpreter, node: Any, outputs: Any, inputs: Any, grad_outputs: Any,
+    retain_graph: Any, create_graph: Any, allow_unused: Any,
+) -> tuple[Any, ...]:  # fmt: skip
     """torch.autograd.grad: a pass whose grads are returned (a tuple, as PyTorch's), not added
     into the leaves' .grad; with create_graph=True each is a graph, to differentiate again."""
     outs = outputs if isinstance(outputs, list | tuple) else [outputs]
@@ -66,7 +73,7 @@ def autograd_grad(it: Interpreter, node: Any, outputs: Any, inputs: Any, grad_ou
     retain = bool(retain_graph) if retain_graph is not None else bool(create_graph)
     found = it.passes.gradients(root, xs, seed, retain, node)
     results: list[Any] = []
-    for x, g in zip(xs, found, strict=True):
+    for g in found:
         if g is None and not allow_unused:
             raise it.error("autograd_unused", node, "backward")
         results.append(None if g is None else it.constant(np.array(g), node))
@@ -173,6 +180,19 @@ def first_parameter(f: Any) -> str:
     return "x"
 
 
+def array_as(it: Interpreter, data: np.ndarray, how: str, node: Any) -> Any:
+    """`item()`, `tolist()`, `numpy()` of a tensor's numbers."""
+    if how == "item":
+        if data.size != 1:
+            raise it.error("item_one_element", node, "shape", shape=str(tuple(data.shape)),
+                           n=data.size)  # fmt: skip
+        return float(data.reshape(()))
+    if how == "tolist":
+        it.check_items(data.size, node)
+        return data.tolist()
+    return Value(data.copy(), kind="const") if not it.grad_enabled else it.constant(data, node)
+
+
 # --- tensor methods that are passes or updates ---------------------------------------------
 def requires_grad_(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
     flag = args[1] if len(args) > 1 else kwargs.get("requires_grad", True)
@@ -185,8 +205,6 @@ def requires_grad_(it: Interpreter, args: list[Any], kwargs: dict[str, Any], nod
 
 
 def item(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
-    from engine.language.methods import array_as
-
     v = args[0]
     data = v.node.data if isinstance(v, Pending) else v.data
     return array_as(it, np.asarray(data), getattr(node.func, "attr", "item"), node)
@@ -234,8 +252,6 @@ def setting(name: str) -> None:
     def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
         it.warn("setting_ignored", node, name=it.src.segment(it.where(node.func)))
 
-    from engine.language.names import SPECIAL
-
     SPECIAL[name] = Function(name, run)
 
 
@@ -251,7 +267,7 @@ def default_dtype(it: Interpreter, node: Any, dtype: Any) -> None:
 
 # --- optimizers ---------------------------------------------------------------------------
 def parameters(it: Interpreter, params: Any, node: Any) -> list[Value]:
-    items = it.items(params, node)
+    items = items_of(it, params, node)
     out = []
     for p in items:
         v = it.tensor(p, node)
@@ -275,7 +291,7 @@ def sgd(it: Interpreter, node: Any, params: Any, lr: Any, momentum: Any, dampeni
          amsgrad=False, maximize=False, usage="torch.optim.Adam(params, lr=0.01)")  # fmt: skip
 def adam(it: Interpreter, node: Any, params: Any, lr: Any, betas: Any, eps: Any,
          weight_decay: Any, amsgrad: Any, maximize: Any) -> Opaque:  # fmt: skip
-    b1, b2 = (number(it, b, node) for b in it.items(betas, node))
+    b1, b2 = (number(it, b, node) for b in items_of(it, betas, node))
     rule = optim.Adam(number(it, lr, node), b1, b2, number(it, eps, node),
                       number(it, weight_decay, node), bool(amsgrad), bool(maximize))  # fmt: skip
     return Opaque("optimizer", {"params": parameters(it, params, node), "rule": rule})
@@ -334,4 +350,4 @@ OBJECT_METHODS: dict[str, dict[str, Function]] = {
     "generator": {k: draw(k) for k in ("standard_normal", "random", "normal", "uniform")},
 }
 
-__all__ = ["LIBRARY", "OBJECT_METHODS", "TENSOR", "Grad", "Ints"]
+__all__ = ["FUNCTIONS", "OBJECT_METHODS", "TENSOR", "Grad", "Ints"]

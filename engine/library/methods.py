@@ -6,17 +6,22 @@ and those of the library's objects (an optimizer's `step`, NumPy's generator's d
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from engine.autograd.ops import METHODS as OP_METHODS
 from engine.autograd.value import Value
-from engine.language.builtins import one_number
-from engine.language.interpreter import Interpreter
-from engine.language.library import LIBRARY
-from engine.language.printing import format_method
+from engine.language.sequences import items_of
 from engine.language.values import Function, Grad, Ints, Opaque, Pending, describe
+from engine.library import transforms
+from engine.library.builtins import one_number
+from engine.library.functions import FUNCTIONS
+from engine.library.printing import format_method
+from engine.library.transforms import array_as
+
+if TYPE_CHECKING:
+    from engine.language.interpreter import Interpreter
 
 # A tensor's methods and the library function each is, called with the tensor first.
 TENSOR_METHODS = {
@@ -31,12 +36,10 @@ IN_PLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
 
 
 def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) -> Any:
-    from engine.language import transforms
-
     if attr == "grad":
         return Grad(it.tensor(v, node) if isinstance(v, Pending) else v)
     if attr in ("T", "mT"):
-        return LIBRARY["transpose"].run(it, [v], {}, node)
+        return FUNCTIONS["transpose"].run(it, [v], {}, node)
     if attr == "data":
         return data_view(it, v, node)
     if attr in ("shape", "requires_grad", "is_leaf", "ndim", "dtype", "grad_fn"):
@@ -45,9 +48,9 @@ def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) 
         name = TENSOR_METHODS[attr]
         if attr == "transpose" and it.torch:
             name = "swapaxes"
-        return LIBRARY[name].bind(v)
+        return FUNCTIONS[name].bind(v)
     if attr == "t":
-        return LIBRARY["transpose"].bind(v)
+        return FUNCTIONS["transpose"].bind(v)
     if attr in CONVERSIONS:
         return Function(attr, conversion).bind(v)
     if attr in transforms.TENSOR:
@@ -59,7 +62,6 @@ def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) 
 
 def unknown_attribute(it: Interpreter, attr: str, node: Any) -> Any:
     """A tensor's attribute the language lacks: the closest method named, if there is one."""
-    from engine.language import transforms
     from engine.language.source import close_match
 
     known = [*TENSOR_METHODS, *transforms.TENSOR, "T", "shape", "grad", "data", "t"]
@@ -165,19 +167,6 @@ def read_grad(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: An
     return array_as(it, data, getattr(node.func, "attr", "item"), node)
 
 
-def array_as(it: Interpreter, data: np.ndarray, how: str, node: Any) -> Any:
-    """`item()`, `tolist()`, `numpy()` of a tensor's numbers."""
-    if how == "item":
-        if data.size != 1:
-            raise it.error("item_one_element", node, "shape", shape=str(tuple(data.shape)),
-                           n=data.size)  # fmt: skip
-        return float(data.reshape(()))
-    if how == "tolist":
-        it.check_items(data.size, node)
-        return data.tolist()
-    return Value(data.copy(), kind="const") if not it.grad_enabled else it.constant(data, node)
-
-
 def ints_attribute(it: Interpreter, v: Ints, attr: str, node: Any) -> Any:
     if attr == "shape":
         return tuple(v.data.shape)
@@ -191,8 +180,6 @@ def ints_attribute(it: Interpreter, v: Ints, attr: str, node: Any) -> Any:
 
 
 def opaque_attribute(it: Interpreter, v: Opaque, attr: str, node: Any) -> Any:
-    from engine.language import transforms
-
     methods = transforms.OBJECT_METHODS.get(v.kind, {})
     if attr in methods:
         return methods[attr].bind(v)
@@ -204,7 +191,7 @@ def list_method(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: 
     name = getattr(node.func, "attr", "append")
     if len(rest) != 1 or kwargs:
         raise it.error("library_usage", node, "arguments", name=name, usage=f"xs.{name}(v)")
-    added = it.items(rest[0], node) if name == "extend" else [rest[0]]
+    added = items_of(it, rest[0], node) if name == "extend" else [rest[0]]
     it.check_items(len(owner) + len(added), node)
     owner.extend(added)
 
@@ -215,10 +202,11 @@ def text_method(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: 
     if name == "format":
         return format_method(it, text, rest, kwargs, node)
     if name == "join":
-        from engine.language.printing import print_text
+        from engine.library.printing import print_text
 
         parts = [
-            x if isinstance(x, str) else print_text(it, x, node) for x in it.items(rest[0], node)
+            x if isinstance(x, str) else print_text(it, x, node)
+            for x in items_of(it, rest[0], node)
         ]
         it.check_chars(sum(map(len, parts)) + len(text) * len(parts), node)
         return text.join(parts)

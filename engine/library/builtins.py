@@ -5,7 +5,7 @@ list (Python's) or of tensors (the language's ops); and `seed(n)`. Each counts w
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -13,22 +13,25 @@ from engine.autograd import ops
 from engine.autograd.ops import shape_text
 from engine.autograd.value import Value
 from engine.errors import ProgramError
-from engine.language.interpreter import Interpreter
-from engine.words.messages import say
-from engine.language.library import LIBRARY, function
-from engine.language.printing import print_text
+from engine.language.sequences import items_of
 from engine.language.values import Grad, Ints, Pending, describe, is_number, length
+from engine.library.functions import FUNCTIONS, function
+from engine.library.printing import print_text
+from engine.words.messages import say
+
+if TYPE_CHECKING:
+    from engine.language.interpreter import Interpreter
 
 BUILTINS: dict[str, Any] = {}
 
 
 def builtin(name: str, *positional: str, **defaults: Any) -> Any:
     def register(impl: Any) -> Any:
-        library_own = LIBRARY.get(name)  # sum, max, abs: the library's keeps its name
+        library_own = FUNCTIONS.get(name)  # sum, max, abs: the library's keeps its name
         function(name, *positional, **defaults)(impl)
-        BUILTINS[name] = LIBRARY.pop(name)
+        BUILTINS[name] = FUNCTIONS.pop(name)
         if library_own is not None:
-            LIBRARY[name] = library_own
+            FUNCTIONS[name] = library_own
         return impl
 
     return register
@@ -91,7 +94,7 @@ def len_of(it: Interpreter, node: Any, x: Any) -> int:
 
 @builtin("zip", "*items")
 def zipped(it: Interpreter, node: Any, items: Any) -> list[Any]:
-    lists = [it.items(x, node) for x in items]
+    lists = [items_of(it, x, node) for x in items]
     n = min((len(x) for x in lists), default=0)
     it.check_items(n, node)
     return [tuple(x[i] for x in lists) for i in range(n)]
@@ -100,17 +103,17 @@ def zipped(it: Interpreter, node: Any, items: Any) -> list[Any]:
 @builtin("enumerate", "x", start=0)
 def enumerated(it: Interpreter, node: Any, x: Any, start: Any) -> list[Any]:
     first = it.whole(start, node)
-    return [(first + i, v) for i, v in enumerate(it.items(x, node))]
+    return [(first + i, v) for i, v in enumerate(items_of(it, x, node))]
 
 
 @builtin("list", "x?")
 def listed(it: Interpreter, node: Any, x: Any) -> list[Any]:
-    return [] if x is None else list(it.items(x, node))
+    return [] if x is None else list(items_of(it, x, node))
 
 
 @builtin("tuple", "x?")
 def tupled(it: Interpreter, node: Any, x: Any) -> tuple[Any, ...]:
-    return () if x is None else tuple(it.items(x, node))
+    return () if x is None else tuple(items_of(it, x, node))
 
 
 def one_number(it: Interpreter, x: Any, node: Any) -> float:
@@ -125,7 +128,7 @@ def one_number(it: Interpreter, x: Any, node: Any) -> float:
             return float(x)
         except ValueError:
             raise it.error("float_of_text", node, "invalid") from None
-    if isinstance(x, Grad | Ints) or isinstance(x, Value | Pending):
+    if isinstance(x, Grad | Ints | Value | Pending):
         data = x.data if isinstance(x, Ints) else it.tensor(x, node).data
         if data.size != 1:
             raise it.error("item_one_element", node, "shape", shape=shape_text(data.shape),
@@ -169,10 +172,10 @@ def summed(it: Interpreter, node: Any, x: Any, start: Any, axis: Any, keepdims: 
     if not isinstance(x, list | tuple | range):
         if start is not None:
             axis = start
-        return LIBRARY["sum"].run(it, [x], {"axis": axis, "keepdims": keepdims}, node)
+        return FUNCTIONS["sum"].run(it, [x], {"axis": axis, "keepdims": keepdims}, node)
     from engine.language.expressions import binary
 
-    values = ([start] if start is not None else []) + it.items(x, node)
+    values = ([start] if start is not None else []) + items_of(it, x, node)
     if not values:
         return 0
     total = values[0]
@@ -196,7 +199,7 @@ def extreme(name: str, np_name: str) -> None:
                 return max(a, b) if name == "max" else min(a, b)
             return it.op(op(), (a, b), node)
         if isinstance(a, list | tuple | range):
-            items = it.items(a, node)
+            items = items_of(it, a, node)
             if not items:
                 raise it.error("extreme_empty", node, "arguments", name=name)
             result = items[0]

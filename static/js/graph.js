@@ -1,12 +1,20 @@
 /* The drawing's box: the laid-out SVG (Graphviz's, from the server), its elements found once,
- * and its view: zoom and pan by moving the viewBox; fit shows all of it, small graphs scaled up
- * only so far. Presented beside the controls, the box fills the screen's free height whatever
- * it holds (and may scale up further), so the two directions of a drawing compare in it
- * (layout.js).
+ * and its view: zoom and pan by moving the viewBox.
+ *
+ * The view is readable first. Each place has a least size of node text (READABLE_PX: the page,
+ * a phone, presentation in proportion to the screen). When the whole drawing fits its box at
+ * that size or larger, all of it is on show ("fit"). When it does not, the box takes all the
+ * room it may and the view follows the running node at the readable size ("follow"), with an
+ * overview inset (overview.js) saying where in the drawing it is; ⤢ shows the whole drawing at
+ * whatever size fits ("whole"). Zooming ("user") grows the box, up to a share of the screen,
+ * and stepping still brings the running node into view. Presented beside the controls, the box
+ * fills the screen's free height whatever it holds, so the two directions of a drawing compare
+ * in it (layout.js).
  * graph_style.js restyles it for each step; graph_input.js wires the mouse and touch. */
-import { EMBED, FIT_CONTENT } from "./boot.js";
+import { EMBED, FIT_CONTENT, FIT_FRAME } from "./boot.js";
 import { $, $$ } from "./dom.js";
 import { t } from "./i18n.js";
+import { overviewRect, renderOverview } from "./overview.js";
 import { state } from "./store.js";
 import { T, currentNode } from "./trace.js";
 
@@ -48,7 +56,14 @@ export function prepareSvg() {
     boxes[g.id] = { g, head, text: head ? head.textContent.replace(/^▶ /, "") : "" };
   });
   const layout = svg.querySelector("g.graph.tb") ? "tb" : "lr"; // engine/drawing/dot.py's class
-  drawing = { svg, nodes, edges, boxes, hasBoxes: Object.keys(boxes).length > 0, base: { x: vb[0], y: vb[1], w: vb[2], h: vb[3] }, view: null, userZoom: false, layout };
+  // The size of a node's text in the drawing's units (engine/drawing/style.py FONT_SIZE).
+  const head = svg.querySelector('g.node text[id$="-head"]') || svg.querySelector("g.node text");
+  const fontUnits = (head && parseFloat(head.getAttribute("font-size"))) || 11;
+  drawing = {
+    svg, nodes, edges, boxes, hasBoxes: Object.keys(boxes).length > 0,
+    base: { x: vb[0], y: vb[1], w: vb[2], h: vb[3] }, view: null, mode: "fit", userZoom: false,
+    layout, fontUnits, matrix: graphMatrix(svg), where: {}, overview: null,
+  };
   fitGraph();
 }
 
@@ -91,6 +106,14 @@ const PRESENT_MAX_SCALE = 3; // ... but in presentation it may fill more of one
 const MIN_HEIGHT = 112; // px: room for the zoom buttons and a line of small boxes
 const PAD = 8; // px of white round the drawing
 const PRESENT_BOTTOM = 8; // px the presented box leaves under it, above the screen's edge
+const PHONE_WIDTH = 760; // px: up to this width the page is one column (app.css)
+// The least size of a node's text, in CSS px, that each place is read at: the page from a
+// desk, a phone in the hand, and presentation from the back row of a room, for a 1280×720
+// screen, in proportion to the screen (a projector shows any resolution at the same size).
+export const READABLE_PX = { page: 12, phone: 10, present: 20 };
+const PRESENT_SCREEN = { w: 1280, h: 720 };
+const ZOOM_MOST = 0.85; // zoomed in, the box may grow to this share of the screen's height
+const FOLLOW_MARGIN = 16; // px the running node is kept inside the box's edges
 // Presentation puts the drawing beside the controls on a landscape screen (app.css has the
 // same query), and above them on a portrait one.
 export const PRESENT_SIDE = "(min-width: 761px) and (min-aspect-ratio: 1/1)";
@@ -101,11 +124,105 @@ export function presentSide() {
   return state.present && !EMBED && window.matchMedia(PRESENT_SIDE).matches;
 }
 
-// The margins the fitted drawing keeps inside the box: the zoom buttons sit over its top edge.
-function margins(host) {
+// The least node text, in CSS px, for the place and screen the page is on.
+export function readablePx() {
+  if (state.present && !EMBED) {
+    const k = Math.min(window.innerWidth / PRESENT_SCREEN.w, window.innerHeight / PRESENT_SCREEN.h);
+    return Math.max(READABLE_PX.phone, READABLE_PX.present * k);
+  }
+  return window.innerWidth <= PHONE_WIDTH ? READABLE_PX.phone : READABLE_PX.page;
+}
+
+// The scale (CSS px per drawing unit) at which node text is readablePx().
+function readableScale() {
+  return readableScaleOf(drawing);
+}
+
+export function readableScaleOf(g) {
+  return Math.min(maxScale(), readablePx() / ((g && g.fontUnits) || 11));
+}
+
+// Whether the box grows with its drawing (the page, a notebook's frame) rather than being all
+// the room there is (presentation, an iframe, a docs page's frame).
+export function boxGrows() {
+  return !(state.present || EMBED || FIT_FRAME);
+}
+
+// The graph group's transform (Graphviz translates it), as the numbers that map a node's own
+// box into the drawing's units.
+function graphMatrix(svg) {
+  const g = svg.querySelector("g.graph");
+  const list = g && g.transform && g.transform.baseVal;
+  const m = list && list.numberOfItems ? list.consolidate().matrix : null;
+  return m ? { a: m.a, d: m.d, e: m.e, f: m.f } : { a: 1, d: 1, e: 0, f: 0 };
+}
+
+// An element's box in the drawing's units (the viewBox's), or null when it is not laid out.
+function boxIn(el) {
+  let bb = null;
+  try { bb = el.getBBox(); } catch (e) { return null; }
+  if (!bb || (!bb.width && !bb.height)) return null;
+  const m = drawing.matrix;
+  return { x: m.a * bb.x + m.e, y: m.d * bb.y + m.f, w: m.a * bb.width, h: m.d * bb.height };
+}
+
+// The box of node `id` (or of the collapsed loop that holds it), kept once measured.
+function whereIs(id) {
+  if (!id) return null;
+  if (drawing.where[id]) return drawing.where[id];
+  const box = T() && T().boxOf[id];
+  const el = drawing.nodes[id] ? drawing.nodes[id].g : box && drawing.boxes[box] ? drawing.boxes[box].g : null;
+  const r = el ? boxIn(el) : null;
+  if (r) drawing.where[id] = r;
+  return r;
+}
+
+function currentBox() {
+  return T() ? whereIs(currentNode()) : null;
+}
+
+// Every node's box, for the overview inset.
+function allBoxes() {
+  if (!drawing.nodeBoxes) drawing.nodeBoxes = $$("g.node", drawing.svg).map(boxIn).filter(Boolean);
+  return drawing.nodeBoxes;
+}
+
+// The boxes that must keep clear of the zoom buttons: the nodes and the edges' numbers.
+function partBoxes() {
+  if (!drawing.partBoxes) drawing.partBoxes = allBoxes().concat($$("g.edge text", drawing.svg).map(boxIn).filter(Boolean));
+  return drawing.partBoxes;
+}
+
+// How far the zoom buttons reach into the box from its bottom right corner, or null when
+// they are hidden.
+function zoomReach(host) {
   const zoom = host.parentElement && host.parentElement.querySelector(".zoom");
-  const top = zoom ? zoom.offsetTop + zoom.offsetHeight + 4 : PAD;
-  return { l: PAD, r: PAD, t: Math.max(PAD, top), b: PAD };
+  if (!zoom || zoom.offsetParent === null) return null;
+  const zr = zoom.getBoundingClientRect(), hr = host.getBoundingClientRect();
+  return { w: hr.right - zr.left, h: hr.bottom - zr.top };
+}
+
+// The scale at which a drawing of `size` fits a box of cw × ch in full, and the margins it
+// keeps. The zoom buttons sit in the box's bottom right corner, where a graph seldom reaches
+// (its one output is at the middle of its right or bottom side): the drawing keeps above them
+// only when, centred (or at the top of a box as tall as it, `shrink`), it would reach under
+// them. `parts`: the boxes of the drawing's nodes and labels, when it is on show (else its
+// whole rectangle is what must keep clear).
+function fitIn(host, size, cw, ch, shrink, parts) {
+  const scaleWith = (m) => Math.min(Math.max(40, cw - m.l - m.r) / size.w, Math.max(40, ch - m.t - m.b) / size.h, maxScale());
+  const plain = { l: PAD, r: PAD, t: PAD, b: PAD };
+  const s = scaleWith(plain);
+  const zoom = zoomReach(host);
+  if (!zoom) return { scale: s, m: plain };
+  const x0 = size.x || 0, y0 = size.y || 0;
+  const left = PAD + (cw - 2 * PAD - size.w * s) / 2;
+  const top = shrink ? PAD : PAD + (ch - 2 * PAD - size.h * s) / 2;
+  const height = shrink ? size.h * s + 2 * PAD : ch; // the box's, with these margins
+  const under = (parts || [{ x: x0, y: y0, w: size.w, h: size.h }]).some((r) =>
+    left + (r.x - x0 + r.w) * s > cw - zoom.w && top + (r.y - y0 + r.h) * s > height - zoom.h);
+  if (!under) return { scale: s, m: plain };
+  const above = { l: PAD, r: PAD, t: PAD, b: Math.max(PAD, zoom.h + 4) };
+  return { scale: scaleWith(above), m: above };
 }
 
 // The presented box's height: beside the controls, to the foot of the screen; above them (a
@@ -116,88 +233,153 @@ function presentHeight(host) {
   return Math.max(MIN_HEIGHT, Math.round(window.innerHeight - top - PRESENT_BOTTOM));
 }
 
-// The box's height for a drawing: the room it has, or (not beside the controls) what the
-// drawing needs of it at the scale that fits, so no blank is left under a wide, flat graph.
-// The most height the box may take: the presented box's, or a share of the screen.
-function mostHeight(host) {
-  if (state.present) return presentHeight(host);
-  return FIT_CONTENT ? 640 : window.innerHeight * (window.innerWidth <= 760 ? 0.55 : 0.62);
+// A stepper in a frame of fixed height: what the rest of the stepper leaves of the frame
+// (measured once, with the grad table closed, so opening it does not shrink the drawing).
+let frameRoom = null;
+function roomInFrame(host) {
+  if (frameRoom === null) {
+    const rest = document.body.getBoundingClientRect().height - host.getBoundingClientRect().height;
+    frameRoom = Math.max(MIN_HEIGHT, Math.floor(window.innerHeight - rest - 2));
+  }
+  return frameRoom;
 }
 
-function boxHeight(host, aw, m) {
-  const b = drawing.base;
-  if (presentSide()) return presentHeight(host);
-  const most = mostHeight(host);
-  const scale = Math.min(aw / b.w, maxScale(), Math.max(1, most - m.t - m.b) / b.h);
-  return Math.round(Math.max(MIN_HEIGHT, b.h * scale + m.t + m.b));
+// The most height the box may take: the presented box's, what a frame leaves, or a share of
+// the screen. The same whatever the drawing, so two drawings of one graph compare fairly.
+function mostHeight(host) {
+  if (EMBED) return host.clientHeight || 400; // its height is the stylesheet's (the iframe's)
+  if (state.present) return presentHeight(host);
+  if (FIT_FRAME) return roomInFrame(host);
+  return FIT_CONTENT ? 640 : window.innerHeight * (window.innerWidth <= PHONE_WIDTH ? 0.55 : 0.62);
 }
 
 // The scale at which a drawing of `size` ({w, h}) fits the box in full (what fitGraph shows).
 export function fitScale(size) {
   const host = $("#graph");
   if (!host) return 0;
-  const m = margins(host);
-  const aw = Math.max(40, (host.clientWidth || 600) - m.l - m.r);
-  // The room the box may have, not its height now (sized to the drawing on show), so that
-  // two drawings of one graph compare fairly (layout.js).
-  const ch = state.present && !EMBED ? presentHeight(host) : mostHeight(host);
-  const ah = Math.max(40, ch - m.t - m.b);
-  return Math.min(aw / size.w, ah / size.h, maxScale());
+  return fitIn(host, size, host.clientWidth || 600, mostHeight(host), !(presentSide() || EMBED)).scale;
 }
 
-// The whole drawing in the box on first sight, at any width: scaled down to fit, and up to
-// MAX_SCALE. On the page the box is as tall as the drawing needs at that scale (within a share
-// of the screen), so no blank is left under a wide, flat graph; presented, it fills the screen.
+// The whole drawing in the box, or the running node at a readable size (see the top).
 export function fitGraph() {
   if (!drawing) return;
+  drawing.mode = "fit";
+  drawing.userZoom = false;
+  showView();
+}
+
+// ⤢: all of the drawing, at whatever size fits, until it is zoomed or a new drawing comes.
+export function fitWhole() {
+  if (!drawing) return;
+  drawing.mode = "whole";
+  drawing.userZoom = false;
+  showView();
+}
+
+// The view again for the box's new size, unless it was zoomed or panned by hand.
+export function refit() {
+  if (drawing && drawing.mode !== "user") showView();
+}
+
+// Whether the view is the readable part of a drawing too large for its box.
+export function following() {
+  return !!drawing && drawing.mode === "follow";
+}
+
+function showView() {
   const host = $("#graph");
   const cw = host.clientWidth || 600;
   const b = drawing.base;
-  const m = margins(host);
-  const aw = Math.max(40, cw - m.l - m.r);
-  if (!EMBED) host.style.height = boxHeight(host, aw, m) + "px";
-  const ch = host.clientHeight || 400;
-  const ah = Math.max(40, ch - m.t - m.b);
-  const scale = Math.min(aw / b.w, ah / b.h, maxScale());
+  const most = Math.max(MIN_HEIGHT, mostHeight(host));
+  const tall = presentSide() || EMBED; // the box is all the room there is, whatever it holds
+  const parts = partBoxes();
+  const whole = fitIn(host, b, cw, most, !tall, parts).scale;
+  const readable = readableScale();
+  if (drawing.mode === "fit" && whole < readable * (1 - 1e-6)) drawing.mode = "follow";
+  const follow = drawing.mode === "follow";
+  // As tall as the drawing needs at the scale that fits (no blank under a wide, flat graph),
+  // or all the room there is when following, presenting beside the controls, or in an iframe.
+  const m = fitIn(host, b, cw, most, !tall, parts).m;
+  const h = follow || tall ? most : Math.max(MIN_HEIGHT, b.h * whole + m.t + m.b);
+  if (!EMBED) host.style.height = Math.round(h) + "px";
+  const ch = host.clientHeight || Math.round(h);
   drawing.width = cw;
-  drawing.view = {
-    x: b.x - (m.l + (aw - b.w * scale) / 2) / scale,
-    y: b.y - (m.t + (ah - b.h * scale) / 2) / scale,
-    w: cw / scale,
-    h: ch / scale,
-  };
-  drawing.userZoom = false;
+  drawing.height0 = null;
   drawing.followed = null;
+  if (follow) {
+    drawing.view = { x: b.x, y: b.y, w: cw / readable, h: ch / readable };
+    const r = currentBox();
+    centreOn(r || { x: b.x + b.w, y: b.y + b.h / 2, w: 0, h: 0 });
+    drawing.followed = r ? currentNode() : null;
+  } else {
+    const fit = fitIn(host, b, cw, ch, false, parts);
+    const scale = fit.scale, fm = fit.m;
+    const aw = cw - fm.l - fm.r, ah = ch - fm.t - fm.b;
+    drawing.view = {
+      x: b.x - (fm.l + (aw - b.w * scale) / 2) / scale,
+      y: b.y - (fm.t + (ah - b.h * scale) / 2) / scale,
+      w: cw / scale,
+      h: ch / scale,
+    };
+  }
   applyView();
 }
 
-// Keep the node on show inside the box when the graph is larger than the box.
+// Put box `r` (drawing units) in the middle of the view, or its start when it is wider or
+// taller than the view; a followed view stays within the drawing (no blank beyond its edges).
+function centreOn(r) {
+  const v = drawing.view, b = drawing.base;
+  const e = FOLLOW_MARGIN * (v.w / (drawing.width || 1));
+  v.x = r.w > v.w - 2 * e ? r.x - e : r.x + r.w / 2 - v.w / 2;
+  v.y = r.h > v.h - 2 * e ? r.y - e : r.y + r.h / 2 - v.h / 2;
+  if (drawing.mode === "follow") {
+    const pad = PAD * (v.w / (drawing.width || 1));
+    const clamp = (p, size, lo, span) => (size >= span + 2 * pad ? lo - (size - span) / 2 : Math.max(lo - pad, Math.min(p, lo + span + pad - size)));
+    v.x = clamp(v.x, v.w, b.x, b.w);
+    v.y = clamp(v.y, v.h, b.y, b.h);
+  }
+}
+
+// Whether box `r` is on show inside the box's edges, clear of the zoom buttons and the inset.
+function inView(r) {
+  const host = $("#graph");
+  const v = drawing.view, cw = host.clientWidth || 1, ch = host.clientHeight || 1;
+  const k = cw / v.w;
+  const hr = host.getBoundingClientRect();
+  const s = { l: hr.left + (r.x - v.x) * k, t: hr.top + (r.y - v.y) * k };
+  s.r = s.l + r.w * k; s.b = s.t + r.h * k;
+  const m = FOLLOW_MARGIN;
+  const inside = (r.w * k > cw - 2 * m || (s.l >= hr.left + m && s.r <= hr.right - m)) &&
+    (r.h * k > ch - 2 * m || (s.t >= hr.top + m && s.b <= hr.bottom - m));
+  if (!inside) return false;
+  const zoom = host.parentElement && host.parentElement.querySelector(".zoom");
+  const over = [zoom && zoom.offsetParent !== null ? zoom.getBoundingClientRect() : null, overviewRect(drawing)];
+  return !over.some((o) => o && s.l < o.right && s.r > o.left && s.t < o.bottom && s.b > o.top);
+}
+
+// Keep the running node in view: when a step moves it out of the box (following a large
+// drawing, or zoomed in), the view moves to bring it back. All of the drawing on show: nothing.
 export function followCurrent() {
   if (!drawing || !T()) return;
   const cur = currentNode();
-  if (!cur || drawing.followed === cur) return;
+  if (!cur || drawing.followed === cur) { showOverview(); return; }
   drawing.followed = cur;
-  const el = drawing.nodes[cur] ? drawing.nodes[cur].g : drawing.boxes[T().boxOf[cur]] && drawing.boxes[T().boxOf[cur]].g;
-  const host = $("#graph");
-  if (!el || !host.clientWidth) return;
-  if (drawing.view.w >= drawing.base.w - 1 && drawing.view.h >= drawing.base.h - 1) return; // all of it is on show
-  const r = el.getBoundingClientRect(), hr = host.getBoundingClientRect();
-  const m = 16;
-  let dx = 0, dy = 0;
-  // Out of view: bring it to the middle (or to the start, if it is wider than the box).
-  if (r.left < hr.left + m || r.right > hr.right - m) {
-    dx = r.width > hr.width - 2 * m ? hr.left + m - r.left : (hr.left + hr.right) / 2 - (r.left + r.right) / 2;
-  }
-  if (r.top < hr.top + m || r.bottom > hr.bottom - m) {
-    dy = r.height > hr.height - 2 * m ? hr.top + m - r.top : (hr.top + hr.bottom) / 2 - (r.top + r.bottom) / 2;
-  }
-  if (dx || dy) moveView(dx, dy);
+  const r = currentBox();
+  if (r && (drawing.mode === "follow" || drawing.mode === "user") && !inView(r)) {
+    centreOn(r);
+    applyView();
+  } else showOverview();
 }
 
 function applyView() {
   const v = drawing.view;
   drawing.svg.setAttribute("viewBox", [v.x, v.y, v.w, v.h].map((n) => n.toFixed(2)).join(" "));
   markHidden();
+  showOverview();
+}
+
+function showOverview() {
+  if (drawing) renderOverview(drawing, drawing.clipped, currentBox(), allBoxes);
 }
 
 // The cue that part of the drawing is out of the box: a shadow on each side with more beyond
@@ -211,18 +393,40 @@ function markHidden() {
   Object.entries(sides).forEach(([side, on]) => frame.classList.toggle("more-" + side, on));
   drawing.clipped = Object.values(sides).some(Boolean);
   frame.classList.toggle("clipped", drawing.clipped);
+  frame.classList.toggle("following", drawing.mode === "follow");
 }
 
+// Zoom by `f` about the point (px, py) of the box (the buttons: about the running node when it
+// is on show, else the middle). The box grows with the drawing, up to ZOOM_MOST of the screen,
+// so zooming in shows more of the drawing, not a thinner slice of it.
 export function zoomAt(f, px, py) {
   if (!drawing) return;
   const host = $("#graph");
-  const cw = host.clientWidth, ch = host.clientHeight;
+  const cw = host.clientWidth, ch0 = host.clientHeight;
   const v = drawing.view;
-  if (px === undefined) { px = cw / 2; py = ch / 2; }
-  const sx = v.x + (px / cw) * v.w, sy = v.y + (py / ch) * v.h;
-  const w = Math.max(20, Math.min(v.w / f, drawing.base.w * 20)), h = (w * v.h) / v.w;
-  drawing.view = { x: sx - (px / cw) * w, y: sy - (py / ch) * h, w, h };
+  if (px === undefined) {
+    const r = currentBox();
+    const on = r && inView(r);
+    px = on ? ((r.x + r.w / 2 - v.x) * cw) / v.w : cw / 2;
+    py = on ? ((r.y + r.h / 2 - v.y) * ch0) / v.h : ch0 / 2;
+  }
+  const sx = v.x + (px / cw) * v.w, sy = v.y + (py / ch0) * v.h;
+  const w = Math.max(20, Math.min(v.w / f, drawing.base.w * 20));
+  const scale = cw / w;
+  let ch = ch0;
+  if (!EMBED && !presentSide() && !FIT_FRAME) {
+    if (!drawing.height0) drawing.height0 = ch0; // the box before any zoom: it never goes below
+    const want = drawing.base.h * scale + 2 * PAD;
+    ch = Math.round(Math.max(drawing.height0, Math.min(want, window.innerHeight * ZOOM_MOST)));
+    if (ch !== ch0) host.style.height = ch + "px";
+    ch = host.clientHeight || ch;
+  }
+  const h = ch / scale;
+  const ppy = (py * ch) / ch0; // the same place in the taller box
+  drawing.view = { x: sx - (px / cw) * w, y: sy - (ppy / ch) * h, w, h };
+  drawing.mode = "user";
   drawing.userZoom = true;
+  drawing.followed = T() ? currentNode() : null;
   applyView();
 }
 
@@ -237,5 +441,16 @@ function moveView(dx, dy) {
 export function panBy(dx, dy) {
   if (!drawing) return;
   drawing.userZoom = true;
+  if (drawing.mode !== "user") drawing.height0 = $("#graph").clientHeight;
+  drawing.mode = "user";
   moveView(dx, dy);
+}
+
+// The view centred on a point of the drawing (a click on the overview inset).
+export function lookAt(x, y) {
+  if (!drawing) return;
+  const v = drawing.view;
+  drawing.view = { x: x - v.w / 2, y: y - v.h / 2, w: v.w, h: v.h };
+  if (drawing.mode !== "follow") { drawing.mode = "user"; drawing.userZoom = true; }
+  applyView();
 }

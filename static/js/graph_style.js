@@ -18,7 +18,7 @@ return marker + label + " = " + (pending ? "?" : fmt(node.value));
 
 export function renderGraph() {
   if (!G() || !T()) return;
-  if (!G().userZoom) requestAnimationFrame(followCurrent);
+  requestAnimationFrame(followCurrent); // zoomed in or following: the running node stays in view
   const fwd = inForward();
   const k = state.step;
   const st = T().trace.steps[k] || { node: null, grads: {} };

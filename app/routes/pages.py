@@ -116,7 +116,10 @@ def page_parts(
     trace = view.get("trace")
     step = None
     if trace is not None and query is not None:
-        step = draw.clamp_step(trace, query.step)
+        # The landing (an address that names no program) opens at the seed, to be stepped
+        # through; an address with a program and no step opens at its last step (a permalink).
+        landing = not embed and not ({"source", "z"} & params.keys())
+        step = draw.clamp_step(trace, 0 if landing and query.step is None else query.step)
     return PageParts(params, query, view, source, step, lang, embed)
 
 

@@ -6,6 +6,7 @@ import { t } from "./i18n.js";
 import { scheduleRun } from "./run.js";
 import { setState, state } from "./store.js";
 import { T, inForward, setHover } from "./trace.js";
+import { newEntry } from "./url.js";
 import { wireValues } from "./values.js";
 
 let editorShown = null; // the text and marks last drawn in the overlay
@@ -171,6 +172,7 @@ export function wireEditor() {
   const ta = $("#source");
   if (ta) {
     ta.addEventListener("input", () => {
+      newEntry("typed"); // the first edit of a program begins an entry of its own
       setState({ source: ta.value });
       syncScroll(ta);
       scheduleRun();

@@ -13,6 +13,8 @@ import { fmt } from "./format.js";
 import { prepareSvg } from "./graph.js";
 import { wireGraph } from "./graph_input.js";
 import { renderGraph } from "./graph_style.js";
+import { wireHistory } from "./history.js";
+import { wireJoin } from "./join.js";
 import { startLessons } from "./lessons/panel.js";
 import { startOutput } from "./output.js";
 import { startRoom } from "./room/index.js";
@@ -63,6 +65,8 @@ function start() {
   wireStrips();
   wireShare();
   wireGraph();
+  wireHistory();
+  wireJoin();
   subscribe(render);
   render();
   startOutput(); // the Output panel: printed lines and did-you-mean warnings (its own subscriber)

@@ -1,0 +1,50 @@
+/* Back and Forward through the page's own entries (url.js writes them: a new program pushes
+ * one, a step or a small change replaces it). An entry's state is put back as it was: the
+ * same program only moves to the entry's step; another program is run again and opens at the
+ * entry's step, so Back after choosing an example brings back the program that was typed. */
+import { $ } from "./dom.js";
+import { runAt } from "./run.js";
+import { setState, state } from "./store.js";
+import { T, fwdCount, setPos } from "./trace.js";
+import { enteredEntry } from "./url.js";
+
+function sameProgram(q) {
+  const same = (a, b) => JSON.stringify(a == null ? null : a) === JSON.stringify(b == null ? null : b);
+  return q.source === state.source && same(q.values || {}, state.values || {}) &&
+    q.accumulate === state.accumulate && q.order === state.order && same(q.collapse, state.collapse);
+}
+
+function restore(entry) {
+  enteredEntry(entry.kind);
+  const q = entry.query;
+  const step = Math.max(0, Number(q.step) || 0);
+  const view = { lang: q.lang === "zh" ? "zh" : "en", layout: q.layout || null, present: !!q.present };
+  if (sameProgram(q) && T()) {
+    setState(view);
+    if (q.fwd != null && state.forwardMode) setPos(Number(q.fwd));
+    else setPos(fwdCount() + step);
+    return;
+  }
+  const ta = $("#source");
+  if (ta) ta.value = q.source;
+  setState(Object.assign(view, {
+    source: q.source,
+    values: Object.assign({}, q.values || {}),
+    accumulate: q.accumulate || "add",
+    order: q.order || "dfs",
+    collapse: q.collapse == null ? null : !!q.collapse,
+    forwardMode: q.fwd != null,
+    fwd: q.fwd == null ? null : Number(q.fwd),
+    step,
+  }));
+  runAt(step, q.fwd == null ? null : Number(q.fwd));
+}
+
+export function wireHistory() {
+  window.addEventListener("popstate", (ev) => {
+    const entry = ev.state;
+    // An entry the page did not write (an old address, a room's join link): open it afresh.
+    if (!entry || !entry.gradtrace || !entry.query) { location.reload(); return; }
+    restore(entry);
+  });
+}

@@ -142,7 +142,16 @@ def build(
             out.append("  " + _copy_dot(tail, src, by_id.get(src, {}), drawing))
         term = None if LOOP_BOX in (tail, head) else terms.get(eid)
         line = _edge_dot(
-            tail, head, eid, src, arg, term, sv, edge_labels, by_id.get(src, {}).get("shape")
+            tail,
+            head,
+            eid,
+            src,
+            arg,
+            term,
+            sv,
+            edge_labels,
+            by_id.get(src, {}).get("shape"),
+            arrow="↑" if rankdir == "TB" else "←",
         )
         if LOOP_BOX in (tail, head):
             line = line.replace('class="', 'class="loop-edge ', 1)
@@ -244,8 +253,11 @@ def _edge_dot(
     sv: StepView | None,
     with_label: bool,
     shape: Sequence[int] | None = None,
+    arrow: str = "←",
 ) -> str:
-    """`shape`: the source's, which an empty gradient's JSON value cannot tell in full."""
+    """`shape`: the source's, which an empty gradient's JSON value cannot tell in full.
+    `arrow`: the way the gradient goes back along the edge, to its input (← when inputs are on
+    the left, ↑ when they are on top)."""
     cls = ["from-" + src, "to-" + head, f"arg-{arg}"]
     attrs = [f'id="{eid}"']
     text = ""
@@ -254,7 +266,7 @@ def _edge_dot(
         attrs.append(f'style=dashed color="{STYLE["muted"]}"')
     else:
         cls.append(f"step-{term['step']}")
-        text = "← " + _amount(term.get("contribution"), shape)
+        text = f"{arrow} " + _amount(term.get("contribution"), shape)
     state = ""
     if sv is not None and term is not None:
         if eid in sv.active:
@@ -268,7 +280,7 @@ def _edge_dot(
         cls.append(state)
     if text and with_label:
         # A cell of the label's own size: Graphviz's layout reserves exactly that room.
-        roomy = "← " + room_for(text[2:]) if term is not None else text
+        roomy = f"{arrow} " + room_for(text[2:]) if term is not None else text
         width = room(text_width(roomy, EDGE_FONT_SIZE) + 2, EDGE_FONT_SIZE)
         attrs.append(
             'label=<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0"><TR>'

@@ -56,6 +56,8 @@ export function prepareSvg() {
     boxes[g.id] = { g, head, text: head ? head.textContent.replace(/^▶ /, "") : "" };
   });
   const layout = svg.querySelector("g.graph.tb") ? "tb" : "lr"; // engine/drawing/dot.py's class
+  // The legend's arrows point as the drawing's do: the gradient goes back left, or up.
+  $$(".legend .arrow").forEach((a) => { a.textContent = layout === "tb" ? "↑" : "←"; });
   // The size of a node's text in the drawing's units (engine/drawing/style.py FONT_SIZE).
   const head = svg.querySelector('g.node text[id$="-head"]') || svg.querySelector("g.node text");
   const fontUnits = (head && parseFloat(head.getAttribute("font-size"))) || 11;
@@ -130,7 +132,13 @@ export function readablePx() {
     const k = Math.min(window.innerWidth / PRESENT_SCREEN.w, window.innerHeight / PRESENT_SCREEN.h);
     return Math.max(READABLE_PX.phone, READABLE_PX.present * k);
   }
-  return window.innerWidth <= PHONE_WIDTH ? READABLE_PX.phone : READABLE_PX.page;
+  return onPhone() ? READABLE_PX.phone : READABLE_PX.page;
+}
+
+// A phone's screen (an iframe on a wide screen, a docs page's column, is no phone).
+function onPhone() {
+  const framed = window.top !== window.self;
+  return (framed ? window.screen.width : Math.min(window.innerWidth, window.screen.width || Infinity)) <= PHONE_WIDTH;
 }
 
 // The scale (CSS px per drawing unit) at which node text is readablePx().
@@ -145,7 +153,7 @@ export function readableScaleOf(g) {
 // Whether the box grows with its drawing (the page, a notebook's frame) rather than being all
 // the room there is (presentation, an iframe, a docs page's frame).
 export function boxGrows() {
-  return !(state.present || EMBED || FIT_FRAME);
+  return !(state.present || fixedByCss());
 }
 
 // The graph group's transform (Graphviz translates it), as the numbers that map a node's own
@@ -233,23 +241,17 @@ function presentHeight(host) {
   return Math.max(MIN_HEIGHT, Math.round(window.innerHeight - top - PRESENT_BOTTOM));
 }
 
-// A stepper in a frame of fixed height: what the rest of the stepper leaves of the frame
-// (measured once, with the grad table closed, so opening it does not shrink the drawing).
-let frameRoom = null;
-function roomInFrame(host) {
-  if (frameRoom === null) {
-    const rest = document.body.getBoundingClientRect().height - host.getBoundingClientRect().height;
-    frameRoom = Math.max(MIN_HEIGHT, Math.floor(window.innerHeight - rest - 2));
-  }
-  return frameRoom;
+// An iframe's box (the embed, a docs page's stepper): its height is the stylesheet's, all
+// that the iframe leaves it.
+export function fixedByCss() {
+  return EMBED || FIT_FRAME;
 }
 
 // The most height the box may take: the presented box's, what a frame leaves, or a share of
 // the screen. The same whatever the drawing, so two drawings of one graph compare fairly.
 function mostHeight(host) {
-  if (EMBED) return host.clientHeight || 400; // its height is the stylesheet's (the iframe's)
+  if (fixedByCss()) return host.clientHeight || 400; // its height is the stylesheet's (the iframe's)
   if (state.present) return presentHeight(host);
-  if (FIT_FRAME) return roomInFrame(host);
   return FIT_CONTENT ? 640 : window.innerHeight * (window.innerWidth <= PHONE_WIDTH ? 0.55 : 0.62);
 }
 
@@ -257,7 +259,7 @@ function mostHeight(host) {
 export function fitScale(size) {
   const host = $("#graph");
   if (!host) return 0;
-  return fitIn(host, size, host.clientWidth || 600, mostHeight(host), !(presentSide() || EMBED)).scale;
+  return fitIn(host, size, host.clientWidth || 600, mostHeight(host), !(presentSide() || fixedByCss())).scale;
 }
 
 // The whole drawing in the box, or the running node at a readable size (see the top).
@@ -291,7 +293,7 @@ function showView() {
   const cw = host.clientWidth || 600;
   const b = drawing.base;
   const most = Math.max(MIN_HEIGHT, mostHeight(host));
-  const tall = presentSide() || EMBED; // the box is all the room there is, whatever it holds
+  const tall = presentSide() || fixedByCss(); // the box is all the room there is, whatever it holds
   const parts = partBoxes();
   const whole = fitIn(host, b, cw, most, !tall, parts).scale;
   const readable = readableScale();
@@ -301,9 +303,10 @@ function showView() {
   // or all the room there is when following, presenting beside the controls, or in an iframe.
   const m = fitIn(host, b, cw, most, !tall, parts).m;
   const h = follow || tall ? most : Math.max(MIN_HEIGHT, b.h * whole + m.t + m.b);
-  if (!EMBED) host.style.height = Math.round(h) + "px";
+  if (!fixedByCss()) host.style.height = Math.round(h) + "px";
   const ch = host.clientHeight || Math.round(h);
   drawing.width = cw;
+  drawing.boxHeight = ch;
   drawing.height0 = null;
   drawing.followed = null;
   if (follow) {
@@ -414,7 +417,7 @@ export function zoomAt(f, px, py) {
   const w = Math.max(20, Math.min(v.w / f, drawing.base.w * 20));
   const scale = cw / w;
   let ch = ch0;
-  if (!EMBED && !presentSide() && !FIT_FRAME) {
+  if (!fixedByCss() && !presentSide()) {
     if (!drawing.height0) drawing.height0 = ch0; // the box before any zoom: it never goes below
     const want = drawing.base.h * scale + 2 * PAD;
     ch = Math.round(Math.max(drawing.height0, Math.min(want, window.innerHeight * ZOOM_MOST)));

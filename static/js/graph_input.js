@@ -1,7 +1,7 @@
 /* The drawing's mouse, touch and buttons: drag to pan, pinch or Ctrl+wheel to zoom, click a node
  * to jump to its step, hover to light it (and its source) everywhere. */
 import { $, on } from "./dom.js";
-import { G, fitWhole, lookAt, panBy, refit, zoomAt } from "./graph.js";
+import { G, fitWhole, fixedByCss, lookAt, panBy, refit, zoomAt } from "./graph.js";
 import { overviewPoint } from "./overview.js";
 import { scheduleRun } from "./run.js";
 import { setState, state } from "./store.js";
@@ -87,9 +87,11 @@ export function wireGraph() {
     if (p) lookAt(p.x, p.y);
   });
   if (window.ResizeObserver) {
-    // Width changes refit (the height is ours to set, so it must not trigger a loop).
+    // Width changes refit (the height is ours to set, so it must not trigger a loop); in an
+    // iframe the height is the stylesheet's, and its changes refit too.
     new ResizeObserver(() => {
-      if (G() && host.clientWidth !== G().width) refit();
+      if (!G()) return;
+      if (host.clientWidth !== G().width || (fixedByCss() && host.clientHeight !== G().boxHeight)) refit();
     }).observe(host);
   }
   window.addEventListener("resize", () => refit());

@@ -252,7 +252,13 @@ export function fixedByCss() {
 function mostHeight(host) {
   if (fixedByCss()) return host.clientHeight || 400; // its height is the stylesheet's (the iframe's)
   if (state.present) return presentHeight(host);
-  return FIT_CONTENT ? 640 : window.innerHeight * (window.innerWidth <= PHONE_WIDTH ? 0.55 : 0.62);
+  if (FIT_CONTENT) return 640;
+  if (window.innerWidth > PHONE_WIDTH) return window.innerHeight * 0.62;
+  // A phone: a share of the screen, and all of it above the fixed step bar at the page's top.
+  const bar = $(".graph-pane .stepbar");
+  const fixed = bar && getComputedStyle(bar).position === "fixed";
+  const above = fixed ? window.innerHeight - bar.offsetHeight - (host.getBoundingClientRect().top + window.scrollY) - PAD : Infinity;
+  return Math.max(MIN_HEIGHT * 2, Math.min(window.innerHeight * 0.55, above));
 }
 
 // The scale at which a drawing of `size` ({w, h}) fits the box in full (what fitGraph shows).
@@ -314,6 +320,9 @@ function showView() {
     const r = currentBox();
     centreOn(r || { x: b.x + b.w, y: b.y + b.h / 2, w: 0, h: 0 });
     drawing.followed = r ? currentNode() : null;
+    applyView();
+    if (r && !inView(r) && clearOfCorners(r)) applyView();
+    return;
   } else {
     const fit = fitIn(host, b, cw, ch, false, parts);
     const scale = fit.scale, fm = fit.m;
@@ -332,9 +341,14 @@ function showView() {
 // taller than the view; a followed view stays within the drawing (no blank beyond its edges).
 function centreOn(r) {
   const v = drawing.view, b = drawing.base;
-  const e = FOLLOW_MARGIN * (v.w / (drawing.width || 1));
-  v.x = r.w > v.w - 2 * e ? r.x - e : r.x + r.w / 2 - v.w / 2;
-  v.y = r.h > v.h - 2 * e ? r.y - e : r.y + r.h / 2 - v.h / 2;
+  const host = $("#graph");
+  const k = (host.clientWidth || 1) / v.w, e = FOLLOW_MARGIN / k;
+  // The part of the box on the screen, from the box's corner, in drawing units.
+  const hr = host.getBoundingClientRect(), vis = onScreen(host);
+  const left = (vis.left - hr.left) / k, top = (vis.top - hr.top) / k;
+  const w = (vis.right - vis.left) / k, h = (vis.bottom - vis.top) / k;
+  v.x = r.w > w - 2 * e ? r.x - left - e : r.x + r.w / 2 - left - w / 2;
+  v.y = r.h > h - 2 * e ? r.y - top - e : r.y + r.h / 2 - top - h / 2;
   if (drawing.mode === "follow") {
     const pad = PAD * (v.w / (drawing.width || 1));
     const clamp = (p, size, lo, span) => (size >= span + 2 * pad ? lo - (size - span) / 2 : Math.max(lo - pad, Math.min(p, lo + span + pad - size)));
@@ -343,21 +357,47 @@ function centreOn(r) {
   }
 }
 
-// Whether box `r` is on show inside the box's edges, clear of the zoom buttons and the inset.
+// The part of the box on the screen, in CSS px: inside the window, above a phone's fixed
+// step bar.
+function onScreen(host) {
+  const hr = host.getBoundingClientRect();
+  const bar = $(".graph-pane .stepbar");
+  const foot = bar && getComputedStyle(bar).position === "fixed" ? bar.getBoundingClientRect().top : window.innerHeight;
+  const vis = { left: Math.max(hr.left, 0), top: Math.max(hr.top, 0), right: Math.min(hr.right, window.innerWidth), bottom: Math.min(hr.bottom, foot, window.innerHeight) };
+  return vis.bottom - vis.top > 2 * FOLLOW_MARGIN && vis.right - vis.left > 2 * FOLLOW_MARGIN ? vis : hr;
+}
+
+// What covers the box's bottom corners: the zoom buttons and the overview inset.
+function corners(host) {
+  const zoom = host.parentElement && host.parentElement.querySelector(".zoom");
+  return [zoom && zoom.offsetParent !== null ? zoom.getBoundingClientRect() : null, overviewRect(drawing)].filter(Boolean);
+}
+
+// Box `r` (drawing units) on the screen, in CSS px.
+function screenBox(host, r) {
+  const v = drawing.view, k = (host.clientWidth || 1) / v.w;
+  const hr = host.getBoundingClientRect();
+  const l = hr.left + (r.x - v.x) * k, t = hr.top + (r.y - v.y) * k;
+  return { l, t, r: l + r.w * k, b: t + r.h * k, w: r.w * k, h: r.h * k };
+}
+
+// Whether the middle of box `r` is in the drawing's box (on the screen or scrolled past).
+function inBox(r) {
+  const host = $("#graph");
+  const s = screenBox(host, r), hr = host.getBoundingClientRect();
+  const cx = (s.l + s.r) / 2, cy = (s.t + s.b) / 2;
+  return cx > hr.left && cx < hr.right && cy > hr.top && cy < hr.bottom;
+}
+
+// Whether box `r` is on show inside the part of the box on the screen, clear of the zoom
+// buttons and the inset.
 function inView(r) {
   const host = $("#graph");
-  const v = drawing.view, cw = host.clientWidth || 1, ch = host.clientHeight || 1;
-  const k = cw / v.w;
-  const hr = host.getBoundingClientRect();
-  const s = { l: hr.left + (r.x - v.x) * k, t: hr.top + (r.y - v.y) * k };
-  s.r = s.l + r.w * k; s.b = s.t + r.h * k;
-  const m = FOLLOW_MARGIN;
-  const inside = (r.w * k > cw - 2 * m || (s.l >= hr.left + m && s.r <= hr.right - m)) &&
-    (r.h * k > ch - 2 * m || (s.t >= hr.top + m && s.b <= hr.bottom - m));
-  if (!inside) return false;
-  const zoom = host.parentElement && host.parentElement.querySelector(".zoom");
-  const over = [zoom && zoom.offsetParent !== null ? zoom.getBoundingClientRect() : null, overviewRect(drawing)];
-  return !over.some((o) => o && s.l < o.right && s.r > o.left && s.t < o.bottom && s.b > o.top);
+  const vis = onScreen(host), s = screenBox(host, r), m = FOLLOW_MARGIN;
+  // Each way: inside the margins, or (larger than the room) over at least half of it.
+  const fits = (lo, hi, size, a, b) => (size > b - a - 2 * m ? Math.min(hi, b) - Math.max(lo, a) >= (b - a) / 2 : lo >= a + m && hi <= b - m);
+  const inside = fits(s.l, s.r, s.w, vis.left, vis.right) && fits(s.t, s.b, s.h, vis.top, vis.bottom);
+  return inside && !corners(host).some((o) => s.l < o.right && s.r > o.left && s.t < o.bottom && s.b > o.top);
 }
 
 // Keep the running node in view: when a step moves it out of the box (following a large
@@ -365,13 +405,32 @@ function inView(r) {
 export function followCurrent() {
   if (!drawing || !T()) return;
   const cur = currentNode();
-  if (!cur || drawing.followed === cur) { showOverview(); return; }
-  drawing.followed = cur;
   const r = currentBox();
+  // The same node: nothing to do, unless the view follows and the box has moved (a longer
+  // sentence above it) so that the node is no longer on show. A view panned by hand stays.
+  if (!cur || (drawing.followed === cur && (drawing.mode !== "follow" || !r || inView(r)))) { showOverview(); return; }
+  drawing.followed = cur;
   if (r && (drawing.mode === "follow" || drawing.mode === "user") && !inView(r)) {
     centreOn(r);
     applyView();
+    if (!inView(r) && clearOfCorners(r)) applyView();
   } else showOverview();
+}
+
+// The zoom buttons and the inset sit in the box's bottom corners: a node the view has put
+// under them (at the foot of a followed drawing, which the view does not pass) is lifted
+// clear, the view going past the drawing's edge by as much. True when the view moved.
+function clearOfCorners(r) {
+  const host = $("#graph");
+  const k = (host.clientWidth || 1) / drawing.view.w;
+  const s = screenBox(host, r), vis = onScreen(host);
+  const tops = corners(host).filter((o) => o.top < s.b && o.left < s.r && o.right > s.l).map((o) => o.top);
+  if (vis.bottom < s.b) tops.push(vis.bottom);
+  if (!tops.length) return false;
+  const lift = s.b - Math.min(...tops) + FOLLOW_MARGIN / 2;
+  if (s.t - lift < vis.top) return false; // no room above them for it
+  drawing.view.y += lift / k;
+  return true;
 }
 
 function applyView() {
@@ -396,7 +455,7 @@ function markHidden() {
   Object.entries(sides).forEach(([side, on]) => frame.classList.toggle("more-" + side, on));
   drawing.clipped = Object.values(sides).some(Boolean);
   frame.classList.toggle("clipped", drawing.clipped);
-  frame.classList.toggle("following", drawing.mode === "follow");
+  frame.classList.toggle("following", drawing.mode === "follow" && drawing.clipped);
 }
 
 // Zoom by `f` about the point (px, py) of the box (the buttons: about the running node when it
@@ -409,7 +468,7 @@ export function zoomAt(f, px, py) {
   const v = drawing.view;
   if (px === undefined) {
     const r = currentBox();
-    const on = r && inView(r);
+    const on = r && inBox(r);
     px = on ? ((r.x + r.w / 2 - v.x) * cw) / v.w : cw / 2;
     py = on ? ((r.y + r.h / 2 - v.y) * ch0) / v.h : ch0 / 2;
   }

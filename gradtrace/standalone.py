@@ -77,20 +77,7 @@ def standalone_html(
     t = strings.get(lang) or strings.get("en") or {}
     n_steps = max(0, draw.step_count(trace) - 1)
     k = draw.clamp_step(trace, step)
-    svg: str | None = None
-    draw_error = None
-    plan = None
-    drawings: dict[str, str] = {}
-    first = layout if layout in ("LR", "TB") else "LR"
-    try:
-        svg, plan = drawing(trace, None, lang=lang, legend=False, collapse=collapse, rankdir=first)
-        if layout not in ("LR", "TB"):
-            other, _ = drawing(
-                trace, None, lang=lang, legend=False, collapse=collapse, rankdir="TB"
-            )
-            drawings["tb"] = other
-    except ExportError as err:
-        draw_error = {"message": str(err), "code": "too_large"}
+    svg, plan, drawings, draw_error = _drawings(trace, lang, collapse, layout)
     fit = ("frame" if frame else "content") if compact else None
     state = _page_state(trace, program, contrast, k, lang, collapse, fit, layout)
     state.update(draw_error=draw_error, collapsed=plan, strings=strings, drawings=drawings)
@@ -118,6 +105,23 @@ def standalone_html(
     }
     page: str = _environment().get_template("standalone.html").render(**context)
     return page
+
+
+def _drawings(
+    trace: Mapping[str, Any], lang: str, collapse: bool, layout: str | None
+) -> tuple[str | None, dict[str, Any] | None, dict[str, str], dict[str, str] | None]:
+    """(the drawing inlined, the collapsed loop's plan, the other direction's drawing by its
+    name, the error that stopped them): `layout` draws that direction alone; None draws left to
+    right inline and top to bottom for the page to compare (static/js/layout.js)."""
+    first = layout if layout in ("LR", "TB") else "LR"
+    try:
+        svg, plan = drawing(trace, None, lang=lang, legend=False, collapse=collapse, rankdir=first)
+        if layout in ("LR", "TB"):
+            return svg, plan, {}, None
+        tb, _ = drawing(trace, None, lang=lang, legend=False, collapse=collapse, rankdir="TB")
+        return svg, plan, {"tb": tb}, None
+    except ExportError as err:
+        return None, None, {}, {"message": str(err), "code": "too_large"}
 
 
 def _script() -> str:

@@ -136,23 +136,14 @@ def build(
     if plan:
         out.append("  " + _loop_box_dot(plan, hidden, sv, lang, drawing))
     edge_labels = drawn <= EDGE_LABEL_LIMIT
+    arrow = "↑" if rankdir == "TB" else "←"  # the way a gradient goes back: left, or up
     for tail, head, eid, src, arg in edges:
         if tail != LOOP_BOX and uses.get(tail, 0) > COPY_FANOUT:
             tail = f"{src}-copy-{eid}"
             out.append("  " + _copy_dot(tail, src, by_id.get(src, {}), drawing))
         term = None if LOOP_BOX in (tail, head) else terms.get(eid)
-        line = _edge_dot(
-            tail,
-            head,
-            eid,
-            src,
-            arg,
-            term,
-            sv,
-            edge_labels,
-            by_id.get(src, {}).get("shape"),
-            arrow="↑" if rankdir == "TB" else "←",
-        )
+        shape = by_id.get(src, {}).get("shape")
+        line = _edge_dot(tail, head, eid, src, arg, term, sv, edge_labels, shape, arrow=arrow)
         if LOOP_BOX in (tail, head):
             line = line.replace('class="', 'class="loop-edge ', 1)
         out.append("  " + line)

@@ -4,7 +4,7 @@ import { boot, exampleSource } from "./boot.js";
 import { $, $$, on } from "./dom.js";
 import { buildValueFields, renderError } from "./editor.js";
 import { announce, sentence } from "./explain.js";
-import { fitGraph } from "./graph.js";
+import { fitGraph } from "./graph_view.js";
 import { t } from "./i18n.js";
 import { addStepper, setEscape, wireKeys } from "./keys.js";
 import { wireLayout } from "./layout.js";

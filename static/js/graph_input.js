@@ -1,7 +1,8 @@
 /* The drawing's mouse, touch and buttons: drag to pan, pinch or Ctrl+wheel to zoom, click a node
  * to jump to its step, hover to light it (and its source) everywhere. */
 import { $, on } from "./dom.js";
-import { G, fitWhole, fixedByCss, lookAt, panBy, refit, zoomAt } from "./graph.js";
+import { G } from "./graph.js";
+import { fitWhole, fixedByCss, lookAt, panBy, refit, zoomAt } from "./graph_view.js";
 import { overviewPoint } from "./overview.js";
 import { scheduleRun } from "./run.js";
 import { setState, state } from "./store.js";

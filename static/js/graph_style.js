@@ -5,7 +5,8 @@
  * restyle everything. */
 import { setText } from "./dom.js";
 import { exact, flat, fmt, shapeBadge, shorten } from "./format.js";
-import { G, followCurrent } from "./graph.js";
+import { G } from "./graph.js";
+import { followCurrent } from "./graph_view.js";
 import { heatColour, heatGrid } from "./heat.js";
 import { state } from "./store.js";
 import { T, gradsAt, inForward } from "./trace.js";

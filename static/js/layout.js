@@ -3,8 +3,8 @@
  * An address may name a direction (`layout=lr|tb`). Otherwise the page (and the embed, and the
  * standalone stepper) shows whichever of the two fits its box at the larger scale: lr for a wide
  * box or a long chain, tb for a tall box (a phone held upright) or a bushy graph; where the box
- * grows with its drawing (the page), only up to the readable size (graph.js), past which lr, the
- * flatter, stays and leaves the grad table in sight. The server lays
+ * grows with its drawing (the page), lr whenever it reads at the readable size (graph.js), the
+ * flatter, which leaves the grad table in sight. The server lays
  * out one direction per request (POST /api/render with `layout`), so the rule that keeps this
  * cheap is: the other direction is asked for only when it could win. Going from lr to tb makes a
  * drawing narrower and taller, so tb can only fit larger when lr is held back by the box's width
@@ -15,7 +15,8 @@
  * beside the drawing) is here too. */
 import { STANDALONE, boot } from "./boot.js";
 import { $ } from "./dom.js";
-import { G, boxGrows, fitScale, parseSvg, presentSide, readableScaleOf, showSvg } from "./graph.js";
+import { G, parseSvg } from "./graph.js";
+import { boxGrows, fitScale, presentSide, readableScaleOf, showSvg } from "./graph_view.js";
 import { renderGraph } from "./graph_style.js";
 import { state, subscribe } from "./store.js";
 import { T, currentNode } from "./trace.js";
@@ -31,16 +32,23 @@ function sizeOf(svg) {
   return { w: vb[2] || 1, h: vb[3] || 1 };
 }
 
-// Could the other direction fit larger than the one on show? (See the rule above.)
+// Could the other direction be the one to show? (See the rule above.) Where the box grows with
+// its drawing, a drawing top to bottom asks for the other always: lr may read as well, flatter.
 function otherMayWin(g) {
   const s = fitScale(g.base);
+  if (boxGrows()) {
+    if (g.layout === "tb") return true;
+    if (s >= readableScaleOf(g) * (1 - 1e-6)) return false; // lr reads: it stays
+  }
   if (s >= fitScale({ w: 1e-6, h: 1e-6 }) - 1e-9) return false; // already at the largest scale
-  if (boxGrows() && s >= readableScaleOf(g)) return false; // readable as it is (see wanted)
   const widthBound = s >= fitScale({ w: g.base.w, h: 1e-6 }) - 1e-9; // all the width allows
   return g.layout === "lr" ? widthBound : !widthBound;
 }
 
-// The direction to show: the address's, else the one known to fit larger in the box.
+// The direction to show: the address's, else the one known to fit larger in the box. Where the
+// box grows with its drawing (the page), a drawing larger than readable only pushes the grad
+// table further down: there lr stays whenever it reads, and tb is shown only to read larger
+// than lr does (and no larger than readable, graph.js).
 function wanted(g) {
   if (state.layout === "lr" || state.layout === "tb") return state.layout;
   const other = g.layout === "lr" ? "tb" : "lr";
@@ -49,11 +57,13 @@ function wanted(g) {
     if (otherMayWin(g)) ask(other);
     return g.layout;
   }
-  // In a box that grows with its drawing (the page), a drawing larger than readable only
-  // pushes the grad table further down: there the larger one wins only up to readable size.
-  const most = boxGrows() ? readableScaleOf(g) : Infinity;
-  const score = (size) => Math.min(fitScale(size), most);
-  return score(sizeOf(alt)) > score(g.base) * BETTER ? other : g.layout;
+  const size = { [g.layout]: g.base, [other]: sizeOf(alt) };
+  if (boxGrows()) {
+    const lr = fitScale(size.lr), readable = readableScaleOf(g);
+    if (lr >= readable * (1 - 1e-6)) return "lr";
+    return Math.min(fitScale(size.tb), readable) > lr * BETTER ? "tb" : "lr";
+  }
+  return fitScale(size[other]) > fitScale(g.base) * BETTER ? other : g.layout;
 }
 
 function update() {

@@ -11,6 +11,7 @@ import { buildValueFields, renderEditor, renderError, wireEditor } from "./edito
 import { renderControls, renderLang, wireControls } from "./controls.js";
 import { fmt } from "./format.js";
 import { prepareSvg } from "./graph.js";
+import { fitGraph } from "./graph_view.js";
 import { wireGraph } from "./graph_input.js";
 import { renderGraph } from "./graph_style.js";
 import { wireHistory } from "./history.js";
@@ -59,6 +60,7 @@ function startingPosition() {
 function start() {
   setState(startingPosition()); // nothing has subscribed yet: no render
   prepareSvg();
+  fitGraph();
   wireControls();
   wireEditor();
   wireTable();

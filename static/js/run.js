@@ -2,7 +2,8 @@
  * is a whole new trace and drawing; the step is kept for an edit of the same program, and a new
  * program opens at its first step. */
 import { STANDALONE } from "./boot.js";
-import { G, replaceSvg, showDrawError } from "./graph.js";
+import { G, showDrawError } from "./graph.js";
+import { replaceSvg } from "./graph_view.js";
 import { t } from "./i18n.js";
 import { setState, state, subscribe } from "./store.js";
 

@@ -2,6 +2,7 @@
  * one, a step or a small change replaces it). An entry's state is put back as it was: the
  * same program only moves to the entry's step; another program is run again and opens at the
  * entry's step, so Back after choosing an example brings back the program that was typed. */
+import { STANDALONE } from "./boot.js";
 import { $ } from "./dom.js";
 import { runAt } from "./run.js";
 import { setState, state } from "./store.js";
@@ -41,10 +42,16 @@ function restore(entry) {
 }
 
 export function wireHistory() {
+  if (STANDALONE) return; // a file keeps only #step=k in its address, and no entries
+  let shown = location.pathname + location.search;
   window.addEventListener("popstate", (ev) => {
     const entry = ev.state;
-    // An entry the page did not write (an old address, a room's join link): open it afresh.
-    if (!entry || !entry.gradtrace || !entry.query) { location.reload(); return; }
-    restore(entry);
+    const address = location.pathname + location.search;
+    const moved = address !== shown;
+    shown = address;
+    if (entry && entry.gradtrace && entry.query) { restore(entry); return; }
+    // An entry the page did not write (an address typed or followed): open it afresh; a
+    // change of the #hash alone (a room's #key) is no new state.
+    if (moved) location.reload();
   });
 }

@@ -219,3 +219,56 @@ def test_the_server_draws_the_direction_asked_for() -> None:
     body = {"source": NEURON, "layout": "tb"}
     assert "gradtrace tb" in client.post("/api/render", json=body).json()["svg"]
     assert client.post("/api/render", json=body | {"layout": "sideways"}).status_code == 422
+
+
+# What the class reads beside the drawing, in CSS px: the sizes every part is drawn at.
+TEXT = """() => {
+  const px = (sel) => { const e = document.querySelector(sel);
+    return e ? parseFloat(getComputedStyle(e).fontSize) : null; };
+  const heads = [...document.querySelectorAll('#grad-table tbody th[scope=row]')];
+  return {sentence: px('#explain'), table: px('#grad-table tbody td'), editor: px('#source'),
+          hint: px('.stepbar .key-hint'), label: px('#step-label'), card: px('#room-card'),
+          cut: heads.filter((th) => th.scrollWidth > th.clientWidth + 1)
+            .map((th) => th.textContent)};
+}"""
+
+
+def test_presentation_grows_everything_with_the_screen(browser: Any, base_url: str) -> None:
+    with watched_page(browser, viewport=PROJECTOR) as page:
+        page.goto(base_url + "/?source=" + quote(NEURON) + "&step=3&present=1")
+        wait_js(page, "window.gradtrace !== undefined")
+        page.click("#editor-btn")
+        small = page.evaluate(TEXT)
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.wait_for_timeout(100)
+        big = page.evaluate(TEXT)
+        # At 1920×1080 the back row reads the sentence and the table (they were 16.5 and 12 px).
+        assert big["sentence"] >= 28 and big["table"] >= 20, big
+        for part in ("sentence", "table", "editor", "hint", "label"):
+            assert big[part] == pytest.approx(small[part] * 1.5, rel=0.02), part
+        assert small["cut"] == [] and big["cut"] == []  # the Step column says its node whole
+        page.screenshot(path="/tmp/present-1920.png")
+
+
+def test_the_class_card_stands_in_the_side_column_and_hiding_the_code_gives_room_back(
+    browser: Any, base_url: str
+) -> None:
+    with watched_page(browser, viewport=PROJECTOR) as page:
+        page.goto(base_url + "/?source=" + quote(NEURON) + "&step=3&present=1")
+        wait_js(page, "window.gradtrace !== undefined && document.querySelector('#graph svg')")
+        alone = page.locator(".graph-frame").bounding_box()
+        page.click("#room-start")
+        wait_js(page, "window.gradtraceRoom && window.gradtraceRoom.status === 'live'")
+        page.wait_for_timeout(200)
+        frame = page.locator(".graph-frame").bounding_box()
+        card = page.locator("#room-card").bounding_box()
+        assert frame["width"] == pytest.approx(alone["width"], abs=1)  # nothing over the drawing
+        assert card["x"] >= frame["x"] + frame["width"]
+        bar_shown = page.locator(".stepbar").bounding_box()["y"]
+        assert bar_shown >= card["y"] + card["height"]  # the side column starts under the card
+        assert page.evaluate(TEXT)["card"] >= 15  # was 16 px at every screen; now it grows
+        page.click("#room-hide")
+        page.wait_for_timeout(200)
+        bar_hidden = page.locator(".stepbar").bounding_box()["y"]
+        assert bar_hidden < bar_shown - 200  # the code's room given back
+        page.screenshot(path="/tmp/present-room-hidden.png")

@@ -149,6 +149,20 @@ def test_a_laptop_shows_the_top_of_the_grad_table_on_the_first_screen(opened, pa
     page.screenshot(path="/tmp/fit-laptop.png")
 
 
+def test_on_a_phone_a_new_errors_caret_line_is_clear_of_the_step_bar(opened):
+    page = opened("/?source=" + quote("a = 2\nb = 3\nL = a*b"), **PHONE)
+    page.tap("#source")
+    page.keyboard.press("Control+End")
+    page.keyboard.type(" +")
+    wait_js(page, "document.querySelector('#error-box .caret') !== null", timeout=10)
+    page.wait_for_timeout(300)
+    caret, bar = page.evaluate(
+        """() => [document.querySelector('#error-box .caret').getBoundingClientRect().bottom,
+        document.querySelector('.graph-pane .stepbar').getBoundingClientRect().top]"""
+    )
+    assert caret <= bar  # the line with the caret shows above the fixed bar, not under it
+
+
 # ---- zoom, pan, and the cue ------------------------------------------------------------------
 
 

@@ -42,6 +42,9 @@ MEASURE = """() => {
     explainText: document.querySelector('#explain').textContent,
     row: row ? box(row.cells[0]) : null,
     changed: row ? [...row.querySelectorAll('td.changed')].map(box) : [],
+    running: (() => { const st = window.gradtrace.state, id = st.trace.steps[st.step].node;
+      const td = row && row.querySelector(`td[data-node="${id}"]`);
+      return td ? box(td) : null; })(),
     tableBox: box(document.querySelector('.table-scroll')),
     table: box(document.querySelector('.table-pane')),
     lessons: box(document.querySelector('#lessons')),
@@ -90,6 +93,8 @@ def test_the_projected_neuron_reads_from_the_back_row(browser: Any, base_url: st
         assert m["row"] and inside(m["row"], screen) and inside(m["row"], m["tableBox"])
         # ... with a grad the step changed in view in it (the table is narrow beside the drawing).
         assert m["changed"] and inside(m["changed"][0], m["tableBox"])
+        # ... and the running node's own column, which comes first.
+        assert m["running"] and inside(m["running"], m["tableBox"])
         # The lessons come after the drawing and the table, never between them.
         assert m["lessons"]["t"] >= max(m["frame"]["b"], m["table"]["b"])
         # A link that opens presenting offers to leave it.

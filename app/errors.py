@@ -12,7 +12,6 @@ import html
 import json
 import logging
 import math
-import textwrap
 from typing import Any
 
 from fastapi import FastAPI, Request
@@ -158,8 +157,7 @@ def message_svg(message: str, where: str | None = None) -> str:
     """A small SVG that shows an error message (escaped by engine.drawing)."""
     from engine.drawing import message_svg as draw_message
 
-    lines = textwrap.wrap(message, 80, break_long_words=True)[:8] or [""]
-    return draw_message("gradtrace: " + lines[0], ([where] if where else []) + lines[1:])
+    return draw_message("gradtrace: " + message, [where] if where else [])  # it wraps the text
 
 
 def error_response(

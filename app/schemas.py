@@ -165,7 +165,7 @@ PAGE_PARAMETERS: list[dict[str, Any]] = [
 _LAYOUT = _query(
     "layout",
     "`lr` (inputs on the left, the default) or `tb` (inputs on top); on the page, `auto` (or "
-    "absent) lets presentation mode draw the one that fits its box larger.",
+    "absent) lets it draw the one that fits its box larger (on a desk, lr whenever it reads).",
 )
 VIEW_PARAMETERS: list[dict[str, Any]] = PAGE_PARAMETERS + [
     _query("fwd", "A position in the forward pass, when stepping it."),

@@ -33,6 +33,7 @@ from engine import drawing as draw
 from engine.errors import ProgramError
 from engine.language.valuespec import parse_values
 from gradtrace.assets import ui_strings
+from gradtrace.direction import DOCS_COLUMN, larger, rankdir_option
 from gradtrace.errors import ExportError
 from gradtrace.files import Program, step_svg
 from gradtrace.standalone import standalone_html
@@ -50,6 +51,7 @@ OPTIONS = (
     "lang",
     "legend",
     "height",
+    "layout",
 )
 CHOICES = {
     "accumulate": ("add", "assign"),
@@ -90,6 +92,7 @@ class FigureSpec:
     lang: str = "en"
     legend: bool = True
     height: int = HEIGHT[2]
+    layout: str | None = None  # "LR" or "TB"; None: the direction that draws larger in its box
 
     @property
     def program(self) -> Program:
@@ -107,6 +110,7 @@ class FigureSpec:
             "mode": self.mode,
             "lang": self.lang,
             "legend": self.legend,
+            "layout": self.layout,
             "made_by": stamp(),
         }
         text = json.dumps(what, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
@@ -143,6 +147,10 @@ def parse_options(source: str, options: Mapping[str, str | None]) -> FigureSpec:
         values = parse_values(text.get("values"))
     except ProgramError as err:
         raise FigureError(err.message) from None
+    try:
+        layout = rankdir_option(text.get("layout"))
+    except ValueError as err:
+        raise FigureError(str(err)) from None
     mode = text.get("mode") or "svg"
     step = _step(text.get("step"))
     if step == "all" and mode == "stepper":
@@ -159,6 +167,7 @@ def parse_options(source: str, options: Mapping[str, str | None]) -> FigureSpec:
         lang=text.get("lang") or "en",
         legend=_flag("legend", text.get("legend", "")),
         height=_height(text.get("height")),
+        layout=layout,
     )
 
 
@@ -247,13 +256,21 @@ def _file(spec: FigureSpec, trace: Mapping[str, Any], key: str, k: int, last: in
             step=k,
             lang=spec.lang,
             compact=True,
+            frame=True,  # its iframe has the height the option gives: the stepper fits it
+            layout=spec.layout,
         )
         first = spec.source.strip().splitlines()[0]
         title = spec.alt or f"gradtrace: {first}"
         data = stamp_html(page).encode("utf-8")
         name = f"gradtrace-{key}-{k:0{width}d}.html"
         return FigureFile(name, data, "html", k, last, title, caption, spec.height)
-    svg = stamp_svg(step_svg(trace, k, lang=spec.lang, legend=spec.legend))
+    # Drawn in the direction that is larger in a docs page's column (unless `layout` names one).
+    _, drawn = larger(
+        lambda rankdir: step_svg(trace, k, lang=spec.lang, legend=spec.legend, rankdir=rankdir),
+        DOCS_COLUMN,
+        spec.layout,
+    )
+    svg = stamp_svg(drawn)
     alt = spec.alt
     if not alt:
         label = re.search(r'aria-label="([^"]*)"', svg)

@@ -42,6 +42,7 @@ def _slide_options(spec: FigureSpec, step: int | str | None) -> SlideOptions:
         step=step,
         lang=spec.lang,
         legend=spec.legend,
+        rankdir=spec.layout or "auto",
         caption=spec.caption or None,
         alt=spec.alt or None,
     )

@@ -61,11 +61,15 @@ def standalone_html(
     lang: str = "en",
     collapse: bool = False,
     compact: bool = False,
+    frame: bool = False,
+    layout: str | None = None,
     title: str | None = None,
 ) -> str:
     """The interactive stepper in one HTML file: nothing is fetched, so it opens from disk or in
     a notebook's iframe. `compact` is the notebook form: no header, the height follows the
-    drawing."""
+    drawing; with `frame`, the form for an iframe of fixed height (a docs page's), which the
+    stepper fills. `layout` ("LR" or "TB") draws that direction only; None carries both, and
+    the page shows the one that draws larger in its box (static/js/layout.js)."""
     from markupsafe import Markup
 
     lang = "zh" if lang == "zh" else "en"
@@ -73,15 +77,10 @@ def standalone_html(
     t = strings.get(lang) or strings.get("en") or {}
     n_steps = max(0, draw.step_count(trace) - 1)
     k = draw.clamp_step(trace, step)
-    svg: str | None = None
-    draw_error = None
-    plan = None
-    try:
-        svg, plan = drawing(trace, None, lang=lang, legend=False, collapse=collapse)
-    except ExportError as err:
-        draw_error = {"message": str(err), "code": "too_large"}
-    state = _page_state(trace, program, contrast, k, lang, collapse, compact)
-    state.update(draw_error=draw_error, collapsed=plan, strings=strings)
+    svg, plan, drawings, draw_error = _drawings(trace, lang, collapse, layout)
+    fit = ("frame" if frame else "content") if compact else None
+    state = _page_state(trace, program, contrast, k, lang, collapse, fit, layout)
+    state.update(draw_error=draw_error, collapsed=plan, strings=strings, drawings=drawings)
     query = state["query"]
     values = program.values if program else {}
     values_text = ", ".join(f"{name} = {_value_text(v)}" for name, v in values.items())
@@ -89,6 +88,7 @@ def standalone_html(
         "t": t,
         "lang": lang,
         "compact": compact,
+        "frame": compact and frame,
         "title": title or (t.get("title", "gradtrace")),
         "css": Markup(_inline(asset_path("static", "app.css").read_text("utf-8"), "style")),
         "js": Markup(_inline(_script(), "script")),
@@ -107,6 +107,23 @@ def standalone_html(
     return page
 
 
+def _drawings(
+    trace: Mapping[str, Any], lang: str, collapse: bool, layout: str | None
+) -> tuple[str | None, dict[str, Any] | None, dict[str, str], dict[str, str] | None]:
+    """(the drawing inlined, the collapsed loop's plan, the other direction's drawing by its
+    name, the error that stopped them): `layout` draws that direction alone; None draws left to
+    right inline and top to bottom for the page to compare (static/js/layout.js)."""
+    first = layout if layout in ("LR", "TB") else "LR"
+    try:
+        svg, plan = drawing(trace, None, lang=lang, legend=False, collapse=collapse, rankdir=first)
+        if layout in ("LR", "TB"):
+            return svg, plan, {}, None
+        tb, _ = drawing(trace, None, lang=lang, legend=False, collapse=collapse, rankdir="TB")
+        return svg, plan, {"tb": tb}, None
+    except ExportError as err:
+        return None, None, {}, {"message": str(err), "code": "too_large"}
+
+
 def _script() -> str:
     """The page's modules as one classic script (a page opened from disk cannot import)."""
     asset_path("static", "js", ENTRY)
@@ -120,7 +137,8 @@ def _page_state(
     step: int,
     lang: str,
     collapse: bool,
-    compact: bool,
+    fit: str | None,
+    layout: str | None,
 ) -> dict[str, Any]:
     """The page's state as the app's page gets it (the page's script reads it), standalone: no
     server, no examples. The drawing's part (draw_error, collapsed, strings) is filled in by
@@ -130,7 +148,7 @@ def _page_state(
         "version": 1,
         "embed": False,
         "standalone": True,
-        "fit": "content" if compact else None,
+        "fit": fit,
         "query": {
             "source": program.source if program else "",
             "values": dict(program.values) if program else {},
@@ -140,6 +158,7 @@ def _page_state(
             "fwd": None,
             "lang": lang,
             "present": False,
+            "layout": layout.lower() if layout in ("LR", "TB") else None,
             "collapse": bool(collapse),
         },
         "trace": trace,

@@ -142,6 +142,44 @@ def test_axe_finds_nothing_serious_in_any_lesson(page, base_url):
         assert found == [], name
 
 
+@pytest.mark.browser
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_axe_finds_nothing_serious_in_either_language_where_the_page_helps_to_read(
+    page, base_url, lang
+):
+    """The first visit's cue, the Lessons menu, a refused class code; a drawing followed at a
+    readable size with its overview inset, on the page and presented; the lessons' steppers
+    and the code lesson's copy buttons: in English and in Chinese."""
+    from app.examples import EXAMPLES
+
+    open_at(page, base_url, f"/?lang={lang}")
+    assert page.is_visible("#step-cue")
+    page.click("#lessons-menu summary")
+    page.fill("#join-code", "?")
+    page.click("#join button[type=submit]")
+    wait_js(page, "!document.querySelector('#join-msg').hidden")
+    assert serious(page) == [], "landing"
+    rnn = next(ex for ex in EXAMPLES if ex["id"] == "rnn")
+    source = rnn.get("source_zh", rnn["source"]) if lang == "zh" else rnn["source"]
+    path = f"/?lang={lang}&step=3&source=" + quote(source)
+    for extra in ("", "&present=1"):
+        open_at(page, base_url, path + extra)
+        wait_js(page, "document.querySelector('.graph-frame').classList.contains('following')")
+        wait_js(page, "!document.querySelector('.overview').hidden")
+        assert serious(page) == [], "following" + extra
+    open_at(page, base_url, f"/?lang={lang}&step=2&source=" + quote(NEURON))
+    for name in ("orders", "gradcheck", "forward", "mistakes", "code"):
+        page.click(f'#lessons button[data-lesson="{name}"]')
+        wait_js(
+            page,
+            f"document.querySelector('#lesson-body').dataset.lesson === '{name}' && "
+            f"window.gradtraceLessons.state.data['{name}'] !== undefined && "
+            "!window.gradtraceLessons.state.loading",
+            timeout=20,
+        )
+        assert serious(page, "#lessons") == [], name
+
+
 def live_ancestors(page: Any, selector: str) -> list[str]:
     """The element and its ancestors that make a live region (aria-live other than off, or a
     live role), as tag#id."""

@@ -264,6 +264,23 @@ def test_code_panels_name_each_steps_grad_fn(page, url):
     assert "AddBackward0" in page.text_content("#ls-code-now")
 
 
+def test_the_code_lesson_copies_each_program(browser, url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"], origin=url)
+    try:
+        page = context.new_page()
+        page.goto(url + "/?source=" + quote("a = 2\nb = a*a\nL = b + a") + "&lesson=code")
+        wait_lesson(page, "code")
+        for which in ("torch", "jax"):
+            page.click(f"#ls-copy-{which}")
+            wait_js(page, f"document.querySelector('#ls-copy-{which}').textContent === 'Copied'")
+            copied = page.evaluate("navigator.clipboard.readText()")
+            assert copied == page.text_content(f"#ls-code-{which}")
+        assert page.get_attribute("#ls-copy-torch", "aria-label") == "Copy the PyTorch program"
+    finally:
+        context.close()
+
+
 # ---- 9. misconceptions ---------------------------------------------------------------------------
 
 

@@ -42,12 +42,19 @@ MEASURE = """() => {
     explainText: document.querySelector('#explain').textContent,
     row: row ? box(row.cells[0]) : null,
     changed: row ? [...row.querySelectorAll('td.changed')].map(box) : [],
+    running: (() => { const st = window.gradtrace.state, id = st.trace.steps[st.step].node;
+      const td = row && row.querySelector(`td[data-node="${id}"]`);
+      return td ? box(td) : null; })(),
     tableBox: box(document.querySelector('.table-scroll')),
     table: box(document.querySelector('.table-pane')),
     lessons: box(document.querySelector('#lessons')),
     scrollY: window.scrollY,
     layout: document.querySelector('#graph svg g.graph.tb') ? 'tb' : 'lr',
     view: {w: innerWidth, h: innerHeight},
+    // The scale the whole drawing has in the box (CSS px per unit): what the direction decides.
+    whole: (() => { const g = document.querySelector('#graph');
+      const [, , w, h] = g.querySelector('svg').dataset.base.split(/[ ,]+/).map(Number);
+      return Math.min((g.clientWidth - 16) / w, (g.clientHeight - 16) / h); })(),
   };
 }"""
 
@@ -86,6 +93,8 @@ def test_the_projected_neuron_reads_from_the_back_row(browser: Any, base_url: st
         assert m["row"] and inside(m["row"], screen) and inside(m["row"], m["tableBox"])
         # ... with a grad the step changed in view in it (the table is narrow beside the drawing).
         assert m["changed"] and inside(m["changed"][0], m["tableBox"])
+        # ... and the running node's own column, which comes first.
+        assert m["running"] and inside(m["running"], m["tableBox"])
         # The lessons come after the drawing and the table, never between them.
         assert m["lessons"]["t"] >= max(m["frame"]["b"], m["table"]["b"])
         # A link that opens presenting offers to leave it.
@@ -110,7 +119,10 @@ def test_the_direction_chosen_draws_the_neuron_larger_than_the_other(
         other = "lr" if chosen["layout"] == "tb" else "tb"
         forced = settled(page, base_url, neuron("&layout=" + other))
         assert forced["layout"] == other
-        assert chosen["minText"] > forced["minText"] * 1.2, (chosen, forced)
+        # The whole drawing: larger in the direction chosen (either may be followed at the
+        # readable size when it does not fit whole: tests/test_browser_readable.py).
+        assert chosen["whole"] > forced["whole"] * 1.2, (chosen, forced)
+        assert chosen["minText"] >= forced["minText"] * 0.99
         # An address that names the chosen one draws the same.
         same = settled(page, base_url, neuron("&layout=" + chosen["layout"]))
         assert same["minText"] == pytest.approx(chosen["minText"], rel=0.01)
@@ -139,9 +151,9 @@ def test_the_clicker_steps_from_the_slider_a_menu_and_a_button(browser: Any, bas
         press(page, "ArrowLeft", 2)
         press(page, "PageDown", 3)
         assert page.input_value("#speed") == "800"  # the menu kept its value
-        page.focus("#btn-play")
-        press(page, " ", 4)
-        assert not page.evaluate("() => window.gradtrace.state.playing")
+        page.focus("#btn-next")
+        page.keyboard.press(" ")  # Space on a button presses it: one step, from the button
+        wait_js(page, "window.gradtrace.state.step === 4")
         press(page, "Home", 0)
         press(page, "End", 5)
         page.evaluate("() => document.activeElement.blur()")
@@ -212,3 +224,56 @@ def test_the_server_draws_the_direction_asked_for() -> None:
     body = {"source": NEURON, "layout": "tb"}
     assert "gradtrace tb" in client.post("/api/render", json=body).json()["svg"]
     assert client.post("/api/render", json=body | {"layout": "sideways"}).status_code == 422
+
+
+# What the class reads beside the drawing, in CSS px: the sizes every part is drawn at.
+TEXT = """() => {
+  const px = (sel) => { const e = document.querySelector(sel);
+    return e ? parseFloat(getComputedStyle(e).fontSize) : null; };
+  const heads = [...document.querySelectorAll('#grad-table tbody th[scope=row]')];
+  return {sentence: px('#explain'), table: px('#grad-table tbody td'), editor: px('#source'),
+          hint: px('.stepbar .key-hint'), label: px('#step-label'), card: px('#room-card'),
+          cut: heads.filter((th) => th.scrollWidth > th.clientWidth + 1)
+            .map((th) => th.textContent)};
+}"""
+
+
+def test_presentation_grows_everything_with_the_screen(browser: Any, base_url: str) -> None:
+    with watched_page(browser, viewport=PROJECTOR) as page:
+        page.goto(base_url + "/?source=" + quote(NEURON) + "&step=3&present=1")
+        wait_js(page, "window.gradtrace !== undefined")
+        page.click("#editor-btn")
+        small = page.evaluate(TEXT)
+        page.set_viewport_size({"width": 1920, "height": 1080})
+        page.wait_for_timeout(100)
+        big = page.evaluate(TEXT)
+        # At 1920×1080 the back row reads the sentence and the table (they were 16.5 and 12 px).
+        assert big["sentence"] >= 28 and big["table"] >= 20, big
+        for part in ("sentence", "table", "editor", "hint", "label"):
+            assert big[part] == pytest.approx(small[part] * 1.5, rel=0.02), part
+        assert small["cut"] == [] and big["cut"] == []  # the Step column says its node whole
+        page.screenshot(path="/tmp/present-1920.png")
+
+
+def test_the_class_card_stands_in_the_side_column_and_hiding_the_code_gives_room_back(
+    browser: Any, base_url: str
+) -> None:
+    with watched_page(browser, viewport=PROJECTOR) as page:
+        page.goto(base_url + "/?source=" + quote(NEURON) + "&step=3&present=1")
+        wait_js(page, "window.gradtrace !== undefined && document.querySelector('#graph svg')")
+        alone = page.locator(".graph-frame").bounding_box()
+        page.click("#room-start")
+        wait_js(page, "window.gradtraceRoom && window.gradtraceRoom.status === 'live'")
+        page.wait_for_timeout(200)
+        frame = page.locator(".graph-frame").bounding_box()
+        card = page.locator("#room-card").bounding_box()
+        assert frame["width"] == pytest.approx(alone["width"], abs=1)  # nothing over the drawing
+        assert card["x"] >= frame["x"] + frame["width"]
+        bar_shown = page.locator(".stepbar").bounding_box()["y"]
+        assert bar_shown >= card["y"] + card["height"]  # the side column starts under the card
+        assert page.evaluate(TEXT)["card"] >= 15  # was 16 px at every screen; now it grows
+        page.click("#room-hide")
+        page.wait_for_timeout(200)
+        bar_hidden = page.locator(".stepbar").bounding_box()["y"]
+        assert bar_hidden < bar_shown - 200  # the code's room given back
+        page.screenshot(path="/tmp/present-room-hidden.png")

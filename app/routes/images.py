@@ -37,24 +37,10 @@ def error_svg(
     hint: str = "",
 ) -> str:
     """A picture of an error message, in `lang`, with where in the program it is and `hint`
-    after it."""
+    after it (engine.drawing.message_svg wraps it to the picture's width)."""
     where = words(lang)["svg_error_at"].format(line=line, column=column) if line else None
-    lines = wrap(f"{translate(message, lang)} {hint}".strip(), 80)
-    return draw.message_svg("gradtrace: " + lines[0], ([where] if where else []) + lines[1:])
-
-
-def wrap(text: str, width: int) -> list[str]:
-    """`text` in lines of at most `width` characters (a longer word on a line of its own), at
-    most eight of them."""
-    words, lines, cur = text.split(), [], ""
-    for w in words:
-        if cur and len(cur) + 1 + len(w) > width:
-            lines.append(cur)
-            cur = w
-        else:
-            cur = f"{cur} {w}" if cur else w
-    lines.append(cur)
-    return lines[:8]
+    text = f"{translate(message, lang)} {hint}".strip()
+    return draw.message_svg("gradtrace: " + text, [where] if where else [])
 
 
 @router.get("/api/svg", response_class=Response, responses=SVG_RESPONSES, openapi_extra=SVG_QUERY)
@@ -99,5 +85,5 @@ def svg_answer(request: Request, settings: Settings) -> Response:
         if err.code == "busy":
             return svg_response(error_svg(err.message, lang=q.lang), 503, {"Retry-After": "2"})
         title = strings()[q.lang]["too_large"]
-        return svg_response(draw.message_svg(title, wrap(translate(err.message, q.lang), 80)), 413)
+        return svg_response(draw.message_svg(title, [translate(err.message, q.lang)]), 413)
     return svg_response(svg)

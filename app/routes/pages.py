@@ -128,7 +128,12 @@ def page_parts(
     trace = view.get("trace")
     step = None
     if trace is not None and query is not None:
-        step = draw.clamp_step(trace, query.step_in(trace))
+        # The landing (an address that names no program) opens at the seed, to be stepped
+        # through; an address with a program and no step opens at its last step (a permalink),
+        # or at the first step of the pass it names (`pass=`).
+        landing = not embed and not ({"source", "z"} & params.keys())
+        wanted = 0 if landing and query.step is None and query.pass_ is None else None
+        step = draw.clamp_step(trace, query.step_in(trace) if wanted is None else wanted)
     return PageParts(params, query, view, source, step, lang, embed)
 
 

@@ -136,14 +136,14 @@ def build(
     if plan:
         out.append("  " + _loop_box_dot(plan, hidden, sv, lang, drawing))
     edge_labels = drawn <= EDGE_LABEL_LIMIT
+    arrow = "↑" if rankdir == "TB" else "←"  # the way a gradient goes back: left, or up
     for tail, head, eid, src, arg in edges:
         if tail != LOOP_BOX and uses.get(tail, 0) > COPY_FANOUT:
             tail = f"{src}-copy-{eid}"
             out.append("  " + _copy_dot(tail, src, by_id.get(src, {}), drawing))
         term = None if LOOP_BOX in (tail, head) else terms.get(eid)
-        line = _edge_dot(
-            tail, head, eid, src, arg, term, sv, edge_labels, by_id.get(src, {}).get("shape")
-        )
+        shape = by_id.get(src, {}).get("shape")
+        line = _edge_dot(tail, head, eid, src, arg, term, sv, edge_labels, shape, arrow=arrow)
         if LOOP_BOX in (tail, head):
             line = line.replace('class="', 'class="loop-edge ', 1)
         out.append("  " + line)
@@ -244,8 +244,11 @@ def _edge_dot(
     sv: StepView | None,
     with_label: bool,
     shape: Sequence[int] | None = None,
+    arrow: str = "←",
 ) -> str:
-    """`shape`: the source's, which an empty gradient's JSON value cannot tell in full."""
+    """`shape`: the source's, which an empty gradient's JSON value cannot tell in full.
+    `arrow`: the way the gradient goes back along the edge, to its input (← when inputs are on
+    the left, ↑ when they are on top)."""
     cls = ["from-" + src, "to-" + head, f"arg-{arg}"]
     attrs = [f'id="{eid}"']
     text = ""
@@ -254,7 +257,7 @@ def _edge_dot(
         attrs.append(f'style=dashed color="{STYLE["muted"]}"')
     else:
         cls.append(f"step-{term['step']}")
-        text = "← " + _amount(term.get("contribution"), shape)
+        text = f"{arrow} " + _amount(term.get("contribution"), shape)
     state = ""
     if sv is not None and term is not None:
         if eid in sv.active:
@@ -268,7 +271,7 @@ def _edge_dot(
         cls.append(state)
     if text and with_label:
         # A cell of the label's own size: Graphviz's layout reserves exactly that room.
-        roomy = "← " + room_for(text[2:]) if term is not None else text
+        roomy = f"{arrow} " + room_for(text[2:]) if term is not None else text
         width = room(text_width(roomy, EDGE_FONT_SIZE) + 2, EDGE_FONT_SIZE)
         attrs.append(
             'label=<<TABLE BORDER="0" CELLBORDER="0" CELLSPACING="0" CELLPADDING="0"><TR>'

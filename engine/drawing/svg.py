@@ -16,7 +16,7 @@ from engine.drawing.geometry import put_texts
 from engine.drawing.numbers import shape_text
 from engine.drawing.steps import edge_terms, step_count
 from engine.drawing.style import FONT, GRAD_FILL, HEAT_CELL, HEAT_FILL, MATRIX_PAD, STYLE
-from engine.drawing.text import escape_attr, escape_html, shorten
+from engine.drawing.text import escape_attr, escape_html, shorten, text_width
 from engine.words import words
 
 if TYPE_CHECKING:
@@ -312,16 +312,51 @@ def _heat_group(placeholder: str, gid: str, kind: str, colours: list[list[str]])
     return "".join(parts)
 
 
+MESSAGE_FONT = 13  # the message picture's type size, in px
+MESSAGE_MARGIN = 16  # px of the picture's edge left on each side of its text
+MESSAGE_LINES = 16  # the most lines it shows; a longer message ends with "…"
+
+
+def wrap_text(text: str, width: float, size: float = MESSAGE_FONT) -> list[str]:
+    """`text` in lines that each fit `width` px in the monospace font at `size` (measured as
+    the drawing measures, wide characters counting double): broken at spaces, and a word
+    longer than a line (a path, a run of Chinese) broken where it reaches the edge."""
+    lines: list[str] = []
+    cur = ""
+    for word in text.split():
+        candidate = f"{cur} {word}" if cur else word
+        if text_width(candidate, size) <= width:
+            cur = candidate
+            continue
+        if cur:
+            lines.append(cur)
+        cur = ""
+        for ch in word:  # a word of its own: as much of it as fits, then the rest
+            if cur and text_width(cur + ch, size) > width:
+                lines.append(cur)
+                cur = ""
+            cur += ch
+    lines.append(cur)
+    return lines
+
+
 def message_svg(title: str, lines: Sequence[str] = (), *, width: int = 640) -> str:
-    """A small SVG that shows a message (a broken image that says why). No Graphviz."""
-    all_lines = [title, *lines]
+    """A small SVG that shows a message (a broken image that says why). No Graphviz. The title
+    (in bold) and each line are wrapped to the picture's width, so no word is cut off at its
+    edge; the picture is as tall as its lines."""
+    room = width - 2 * MESSAGE_MARGIN
+    shown: list[tuple[str, bool]] = []
+    for i, paragraph in enumerate([title, *lines]):
+        shown += [(line, i == 0) for line in wrap_text(str(paragraph), room)]
+    if len(shown) > MESSAGE_LINES:
+        shown = shown[: MESSAGE_LINES - 1] + [("…", False)]
     line_h = 20
-    height = 24 + line_h * len(all_lines)
+    height = 24 + line_h * len(shown)
     body = []
-    for i, line in enumerate(all_lines):
-        weight = ' font-weight="bold"' if i == 0 else ""
+    for i, (line, bold) in enumerate(shown):
+        weight = ' font-weight="bold"' if bold else ""
         body.append(
-            f'<text x="16" y="{32 + i * line_h}" xml:space="preserve"{weight}>'
+            f'<text x="{MESSAGE_MARGIN}" y="{32 + i * line_h}" xml:space="preserve"{weight}>'
             f"{escape_html(line)}</text>"
         )
     return (
@@ -330,7 +365,7 @@ def message_svg(title: str, lines: Sequence[str] = (), *, width: int = 640) -> s
         f"<title>{escape_html(title)}</title>"
         f'<rect x="0.5" y="0.5" width="{width - 1}" height="{height - 1}" rx="6" '
         f'fill="#fff5f5" stroke="#c92a2a"/>'
-        f'<g font-family="{FONT}, monospace" font-size="13" fill="#212529">'
+        f'<g font-family="{FONT}, monospace" font-size="{MESSAGE_FONT}" fill="#212529">'
         + "".join(body)
         + "</g></svg>"
     )

@@ -76,7 +76,12 @@ def add_commands(sub: Any) -> None:
     r.add_argument("--caption", help="a caption under the figure")
     r.add_argument("--alt", help="the drawing's text alternative (default: the SVG's own)")
     r.add_argument("--no-legend", action="store_true", help="leave out the legend")
-    r.add_argument("--rankdir", choices=["LR", "TB"], default="LR", help="inputs left or top")
+    r.add_argument(
+        "--rankdir",
+        choices=["auto", "LR", "TB"],
+        default="auto",
+        help="inputs left (LR) or top (TB); auto (default): the one that draws larger on a slide",
+    )
     r.add_argument("--collapse", action="store_true", help="draw a long loop collapsed")
     r.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     r.add_argument("--deck", action="store_true", help="a whole deck, not one <section>")

@@ -18,6 +18,7 @@ from importlib.resources import files
 from typing import Any
 
 from engine import drawing as draw
+from gradtrace.direction import DIRECTIONS, Box, larger
 from gradtrace.files import step_svg
 from gradtrace.reveal.patches import slide_svg, step_patches
 from gradtrace.reveal.sentences import leaf_grads, step_sentence, word
@@ -35,25 +36,39 @@ def plugin_js() -> str:
     return files("gradtrace.reveal").joinpath(PLUGIN_FILE).read_text("utf-8")
 
 
+# The drawing's box on a slide, in reveal.js's slide pixels: the width of its default 960×700
+# slide, and the plugin's max-height for the drawing (gradtrace-reveal.js STYLE), which leaves
+# room for the step's sentence and grads under it.
+SLIDE_BOX = Box(960, 430)
+
+
 @dataclass(frozen=True)
 class SlideOptions:
-    """How a figure looks: `step` None (the last), a number, or "all" (one fragment each)."""
+    """How a figure looks: `step` None (the last), a number, or "all" (one fragment each);
+    `rankdir` "LR", "TB", or "auto": the one that draws larger on the slide."""
 
     step: int | str | None = "all"
     lang: str = "en"
     legend: bool = True
-    rankdir: str = "LR"
+    rankdir: str = "auto"
     collapse: bool = False
     caption: str | None = None
     alt: str | None = None
 
-    def draw_options(self) -> dict[str, Any]:
+    def draw_options(self, rankdir: str | None = None) -> dict[str, Any]:
         return {
             "lang": self.lang,
             "legend": self.legend,
-            "rankdir": self.rankdir,
+            "rankdir": rankdir or self.rankdir,
             "collapse": self.collapse,
         }
+
+    def direction(self, trace: Mapping[str, Any], k: int = 0) -> str:
+        """The direction drawn: the one asked for, or the one step k draws larger on a slide."""
+        if self.rankdir in DIRECTIONS:
+            return self.rankdir
+        rankdir, _ = larger(lambda r: step_svg(trace, k, **self.draw_options(r)), SLIDE_BOX, None)
+        return rankdir
 
 
 def _grads_html(labels: Sequence[str], row: Sequence[tuple[str, bool]]) -> str:
@@ -74,8 +89,9 @@ def figure_html(trace: Mapping[str, Any], options: SlideOptions | None = None) -
     k = 0 if stepped else draw.clamp_step(trace, o.step if isinstance(o.step, int) else None)
     grads = leaf_grads(trace)
     data: dict[str, Any] | None = None
+    rankdir = o.direction(trace, k)
     if stepped:
-        drawing = step_patches(trace, **o.draw_options())
+        drawing = step_patches(trace, **o.draw_options(rankdir))
         svg = drawing.svg
         data = {
             "version": 1,
@@ -87,7 +103,7 @@ def figure_html(trace: Mapping[str, Any], options: SlideOptions | None = None) -
             "grads": [[[text, int(changed)] for text, changed in row] for row in grads.rows],
         }
     else:
-        svg = slide_svg(step_svg(trace, k, **o.draw_options()))
+        svg = slide_svg(step_svg(trace, k, **o.draw_options(rankdir)))
     step_label = word(lang, "step_of", k=k, n=n)
     row = grads.rows[k] if k < len(grads.rows) else []
     drawing_attrs = f' role="img" aria-label="{html.escape(o.alt)}"' if o.alt else ""

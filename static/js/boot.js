@@ -8,6 +8,9 @@ export const EMBED = !!boot.embed;
 // re-runs, and the only address it keeps is `#step=k`.
 export const STANDALONE = !!boot.standalone;
 export const FIT_CONTENT = boot.fit === "content"; // the box is as tall as the drawing (an iframe)
+// A stepper in a frame of fixed height (a docs page's iframe): the box takes what the frame
+// leaves it, so the stepper fits the frame.
+export const FIT_FRAME = boot.fit === "frame";
 
 // A gallery example's program in the page's language: its comments translated (source_zh).
 export function exampleSource(ex, lang) {

@@ -4,13 +4,15 @@ import { boot, exampleSource } from "./boot.js";
 import { $, $$, on } from "./dom.js";
 import { buildValueFields, renderError } from "./editor.js";
 import { announce, sentence } from "./explain.js";
-import { fitGraph } from "./graph.js";
+import { fitGraph } from "./graph_view.js";
 import { t } from "./i18n.js";
+import { addStepper, setEscape, wireKeys } from "./keys.js";
 import { wireLayout } from "./layout.js";
 import { scheduleRun } from "./run.js";
-import { setState, state } from "./store.js";
+import { setState, state, subscribe } from "./store.js";
 import { buildTable } from "./table.js";
 import { T, inForward, maxPos, pos, setPos } from "./trace.js";
+import { newEntry } from "./url.js";
 
 let renderedLang = null; // the language the page's words are in
 let playTimer = null;
@@ -42,6 +44,7 @@ export function renderControls() {
   const fm = $("#forward-mode");
   if (fm) fm.checked = state.forwardMode;
   renderCollapse();
+  renderCue();
   const said = sentence();
   const ex = $("#explain");
   if (ex && ex.textContent !== said) ex.textContent = said;
@@ -51,14 +54,36 @@ export function renderControls() {
   const note = $("#stale-note");
   if (note) note.hidden = !state.stale;
   renderPresent();
+  const menu = $("#examples");
+  if (menu && document.activeElement !== menu) {
+    const id = exampleOnShow();
+    if (menu.value !== id) menu.value = id;
+  }
   const acc = $("#accumulate"); if (acc && acc.value !== state.accumulate) acc.value = state.accumulate;
   const ord = $("#order"); if (ord && ord.value !== state.order) ord.value = state.order;
+}
+
+// The cue under the sentence at the seed: what the first step does, until a step is taken.
+let stepped = false;
+function renderCue() {
+  const cue = $("#step-cue");
+  if (!cue) return;
+  if (T() && pos() > 0) stepped = true;
+  cue.hidden = stepped || !T() || inForward() || state.step !== 0 || T().N < 1 || state.present;
+}
+
+// The gallery's example whose program is on show (in either language), or "" for none: the
+// menu names it after a reload, Back or Forward too.
+function exampleOnShow() {
+  const ex = (boot.examples || []).find((e) => e.source === state.source || e.source_zh === state.source);
+  return ex ? ex.id : "";
 }
 
 // Presentation's two switches say what a press does next: "Exit presentation" whenever the
 // mode is on (a link with present=1 too), "Show editor" / "Hide editor".
 function renderPresent() {
   document.body.classList.toggle("present", state.present);
+  document.documentElement.classList.toggle("present", state.present); // the root's size: app.css
   document.body.classList.toggle("show-editor", state.showEditor);
   const label = (sel, pressed, key) => {
     const b = $(sel);
@@ -109,60 +134,68 @@ export function renderLang() {
   $$("[data-i18n]").forEach((el) => { el.textContent = t(el.dataset.i18n); });
   $$("[data-i18n-aria]").forEach((el) => el.setAttribute("aria-label", t(el.dataset.i18nAria)));
   $$("[data-i18n-title]").forEach((el) => { el.title = t(el.dataset.i18nTitle); });
+  $$("[data-i18n-placeholder]").forEach((el) => { el.placeholder = t(el.dataset.i18nPlaceholder); });
   $$("#examples option[data-title-en]").forEach((o) => { o.textContent = o.dataset["title" + (state.lang === "zh" ? "Zh" : "En")]; });
   $$(".lang button").forEach((b) => b.setAttribute("aria-pressed", b.dataset.lang === state.lang ? "true" : "false"));
   buildTable(); // row headers are words
   buildValueFields();
   renderError();
 }
+// Play steps on its own, one step every `speed` ms; at the last step it stops, and pressed
+// there it starts over. A step taken any other way (a key, a button, the slider, a click on a
+// node or a row, a class's instructor) pauses it.
+let ticking = false; // the step being made is Play's own
+let playedAt = null; // the position Play last knew
 function setPlaying(on) {
   clearInterval(playTimer);
   playTimer = null;
   if (on) {
-    if (pos() >= maxPos()) setPos(0);
+    if (pos() >= maxPos()) tick(0);
     playTimer = setInterval(() => {
       if (pos() >= maxPos()) { setPlaying(false); return; }
-      setPos(pos() + 1);
+      tick(pos() + 1);
     }, state.speed);
   }
+  playedAt = pos();
   setState({ playing: on });
 }
-// Inputs that are not for typing: a key on them may step.
-const NOT_TYPED = ["button", "checkbox", "radio", "range", "submit", "reset", "image", "color", "file"];
-function isTextField(el) {
-  if (!el || !el.tagName) return false;
-  const tag = el.tagName;
-  return tag === "TEXTAREA" || el.isContentEditable || (tag === "INPUT" && !NOT_TYPED.includes(el.type));
+
+function tick(p) {
+  ticking = true;
+  try { setPos(p); } finally { ticking = false; }
+  playedAt = pos();
 }
 
-// What each stepping key does: a clicker sends PageDown/PageUp.
-const STEP_KEYS = {
-  PageDown: 1, ArrowRight: 1, " ": 1,
-  PageUp: -1, ArrowLeft: -1,
-  Home: "first", End: "last",
+function pauseOnStep() {
+  if (!state.playing || ticking || !T() || pos() === playedAt) return;
+  setPlaying(false);
+}
+
+// The page's stepper, for the keys (keys.js): it takes whatever key no lesson wants.
+const pageStepper = {
+  wants: () => true,
+  step(move) {
+    if (!T()) return;
+    if (move === "first") setPos(0);
+    else if (move === "last") setPos(maxPos());
+    else setPos(pos() + move);
+  },
 };
 
-// The clicker: the stepping keys step wherever the focus is (the slider, a menu, a button, the
-// page) except in a text field, where they type. It listens on window in the capture phase, so
-// it runs before the slider's and the menus' own key handling, and stops it (a menu keeps its
-// value, the slider does not move twice or backwards). Esc in a text field leaves it, so the
-// clicker works again. Space still ticks a box: it has no other key.
-function onKey(ev) {
-  if (ev.altKey || ev.ctrlKey || ev.metaKey || ev.isComposing) return;
-  const el = ev.target;
-  if (isTextField(el)) {
-    if (ev.key === "Escape") el.blur();
-    return;
-  }
-  const move = STEP_KEYS[ev.key];
-  if (move === undefined) return;
-  if (ev.key === " " && el && el.tagName === "INPUT" && (el.type === "checkbox" || el.type === "radio")) return;
-  ev.preventDefault();
-  ev.stopPropagation();
-  if (!T()) return;
-  if (move === "first") setPos(0);
-  else if (move === "last") setPos(maxPos());
-  else setPos(pos() + move);
+// Presentation on or off. Entering asks for the full screen (a nicety: refused, it stays a
+// window); leaving the full screen (Esc, in most browsers) leaves presentation too.
+let screenIsOurs = false;
+function setPresent(present) {
+  try {
+    if (present && document.documentElement.requestFullscreen && !document.fullscreenElement) {
+      document.documentElement.requestFullscreen().then(() => { screenIsOurs = true; }).catch(() => {});
+    } else if (!present && document.fullscreenElement && screenIsOurs) {
+      document.exitFullscreen().catch(() => {});
+    }
+  } catch (e) { /* full screen is a nicety */ }
+  if (!present) screenIsOurs = false;
+  setState({ present, showEditor: false });
+  requestAnimationFrame(fitGraph);
 }
 
 function wireStepper() {
@@ -176,11 +209,24 @@ function wireStepper() {
     if (state.playing) setPlaying(true);
   });
   on("#step-slider", "input", (ev) => setPos(Number(ev.target.value)));
+  subscribe(pauseOnStep);
   on("#forward-mode", "change", (ev) => {
     const onFwd = ev.target.checked;
     setState({ forwardMode: onFwd, fwd: onFwd ? 0 : null, step: onFwd ? 0 : state.step });
   });
-  window.addEventListener("keydown", onKey, { capture: true });
+  addStepper(pageStepper);
+  setEscape(() => {
+    if (!state.present) return false;
+    setPresent(false);
+    return true;
+  });
+  wireKeys();
+  document.addEventListener("fullscreenchange", () => {
+    if (!document.fullscreenElement && screenIsOurs) {
+      screenIsOurs = false;
+      if (state.present) setPresent(false);
+    }
+  });
 }
 
 // A change of option or example runs the program again.
@@ -195,6 +241,7 @@ function wireOptions() {
     const source = exampleSource(ex, state.lang);
     const ta = $("#source");
     if (ta) ta.value = source;
+    newEntry("example"); // Back brings the program before it back
     setState({ source, values: Object.assign({}, ex.values), step: 0, fwd: state.forwardMode ? 0 : null });
     scheduleRun(0);
   });
@@ -205,18 +252,7 @@ function wireChrome() {
     setState({ lang: b.dataset.lang });
     if (state.collapsed) scheduleRun(0); // the loop's box is labelled by the server
   }));
-  on("#present-btn", "click", () => {
-    const present = !state.present;
-    try {
-      if (present && document.documentElement.requestFullscreen && !document.fullscreenElement) {
-        document.documentElement.requestFullscreen().catch(() => {});
-      } else if (!present && document.fullscreenElement) {
-        document.exitFullscreen().catch(() => {});
-      }
-    } catch (e) { /* full screen is a nicety */ }
-    setState({ present, showEditor: false });
-    requestAnimationFrame(fitGraph);
-  });
+  on("#present-btn", "click", () => setPresent(!state.present));
   on("#editor-btn", "click", () => {
     const show = !state.showEditor;
     const ta = $("#source");

@@ -6,6 +6,7 @@ import { t } from "./i18n.js";
 import { scheduleRun } from "./run.js";
 import { setState, state } from "./store.js";
 import { T, inForward, setHover } from "./trace.js";
+import { newEntry } from "./url.js";
 import { wireValues } from "./values.js";
 
 let editorShown = null; // the text and marks last drawn in the overlay
@@ -75,12 +76,16 @@ export function renderEditor() {
   hl.innerHTML = html + "\n";
 }
 
+let errorShown = null; // the error last drawn in the box
+
 export function renderError() {
   const box = $("#error-box");
   if (!box) return;
   const err = state.error;
-  if (!err) { box.hidden = true; box.replaceChildren(); return; }
+  if (!err) { box.hidden = true; box.replaceChildren(); errorShown = null; return; }
   box.hidden = false;
+  const fresh = err !== errorShown;
+  errorShown = err;
   const parts = [];
   const title = document.createElement("strong");
   title.textContent = t("error_title");
@@ -110,6 +115,16 @@ export function renderError() {
     parts.push(pre);
   }
   box.replaceChildren(...parts);
+  if (fresh) requestAnimationFrame(() => clearOfStepBar(box));
+}
+
+// On a phone the step bar is fixed at the screen's foot: a new error's caret line that falls
+// under it is scrolled up into sight (app.css gives the box a scroll margin as tall as the bar).
+function clearOfStepBar(box) {
+  const bar = $(".graph-pane .stepbar");
+  if (!bar || box.hidden || getComputedStyle(bar).position !== "fixed") return;
+  const r = box.getBoundingClientRect(), top = bar.getBoundingClientRect().top;
+  if (r.bottom > top && r.top < window.innerHeight) box.scrollIntoView({ block: "end" });
 }
 
 // The value fields are their own module (values.js); main.js builds them from here.
@@ -171,6 +186,7 @@ export function wireEditor() {
   const ta = $("#source");
   if (ta) {
     ta.addEventListener("input", () => {
+      newEntry("typed"); // the first edit of a program begins an entry of its own
       setState({ source: ta.value });
       syncScroll(ta);
       scheduleRun();

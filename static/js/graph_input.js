@@ -1,7 +1,9 @@
 /* The drawing's mouse, touch and buttons: drag to pan, pinch or Ctrl+wheel to zoom, click a node
  * to jump to its step, hover to light it (and its source) everywhere. */
 import { $, on } from "./dom.js";
-import { G, fitGraph, panBy, zoomAt } from "./graph.js";
+import { G } from "./graph.js";
+import { fitWhole, fixedByCss, lookAt, panBy, refit, zoomAt } from "./graph_view.js";
+import { overviewPoint } from "./overview.js";
 import { scheduleRun } from "./run.js";
 import { setState, state } from "./store.js";
 import { T, jumpToNode, setHover } from "./trace.js";
@@ -79,12 +81,19 @@ export function wireGraph() {
   host.addEventListener("mouseleave", () => setHover(null));
   on("#zoom-in", "click", () => zoomAt(1.25));
   on("#zoom-out", "click", () => zoomAt(0.8));
-  on("#zoom-fit", "click", () => fitGraph());
+  on("#zoom-fit", "click", () => fitWhole());
+  // A click on the overview inset brings that part of the drawing into the box.
+  on(host.parentElement, "click", (ev) => {
+    const p = overviewPoint(G(), ev);
+    if (p) lookAt(p.x, p.y);
+  });
   if (window.ResizeObserver) {
-    // Width changes refit (the height is ours to set, so it must not trigger a loop).
+    // Width changes refit (the height is ours to set, so it must not trigger a loop); in an
+    // iframe the height is the stylesheet's, and its changes refit too.
     new ResizeObserver(() => {
-      if (G() && !G().userZoom && host.clientWidth !== G().width) fitGraph();
+      if (!G()) return;
+      if (host.clientWidth !== G().width || (fixedByCss() && host.clientHeight !== G().boxHeight)) refit();
     }).observe(host);
   }
-  window.addEventListener("resize", () => { if (G() && !G().userZoom) fitGraph(); });
+  window.addEventListener("resize", () => refit());
 }

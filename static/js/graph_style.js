@@ -5,7 +5,8 @@
  * restyle everything. */
 import { setText } from "./dom.js";
 import { exact, flat, fmt, shapeBadge, shorten } from "./format.js";
-import { G, followCurrent } from "./graph.js";
+import { G } from "./graph.js";
+import { followCurrent } from "./graph_view.js";
 import { heatColour, heatGrid } from "./heat.js";
 import { state } from "./store.js";
 import { T, gradsAt, inForward } from "./trace.js";
@@ -18,7 +19,7 @@ return marker + label + " = " + (pending ? "?" : fmt(node.value));
 
 export function renderGraph() {
   if (!G() || !T()) return;
-  if (!G().userZoom) requestAnimationFrame(followCurrent);
+  requestAnimationFrame(followCurrent); // zoomed in or following: the running node stays in view
   const fwd = inForward();
   const k = state.step;
   const st = T().trace.steps[k] || { node: null, grads: {} };

@@ -1,20 +1,25 @@
-/* The drawing's direction: inputs on the left (lr) or on top (tb), and presentation's screen.
+/* The drawing's direction: inputs on the left (lr) or on top (tb).
  *
- * An address may name a direction (`layout=lr|tb`). Otherwise the page draws lr, except in
- * presentation mode and on a phone held upright, which show whichever of the two fits the
- * box at the larger scale: lr for a wide box or a long chain, tb for a tall box (a phone held
- * upright) or a bushy graph beside the controls. The server lays out one direction per request (POST /api/render with
- * `layout`), so the rule that keeps this cheap is: the other direction is asked for only when
- * it could win. Going from lr to tb makes a drawing narrower and taller, so tb can only fit
- * larger when lr is held back by the box's width (and lr only when tb is held back by its
- * height), and not when the drawing is already at its largest scale. Both drawings of a trace
- * are kept, so switching back and forth (a resize, leaving and entering presentation) asks
- * for nothing more. */
-import { EMBED, STANDALONE } from "./boot.js";
+ * An address may name a direction (`layout=lr|tb`). Otherwise the page (and the embed, and the
+ * standalone stepper) shows whichever of the two fits its box at the larger scale: lr for a wide
+ * box or a long chain, tb for a tall box (a phone held upright) or a bushy graph; where the box
+ * grows with its drawing (the page), lr whenever it reads at the readable size (graph.js), the
+ * flatter, which leaves the grad table in sight. The server lays
+ * out one direction per request (POST /api/render with `layout`), so the rule that keeps this
+ * cheap is: the other direction is asked for only when it could win. Going from lr to tb makes a
+ * drawing narrower and taller, so tb can only fit larger when lr is held back by the box's width
+ * (and lr only when tb is held back by its height), and not when the drawing is already at its
+ * largest scale. Both drawings of a trace are kept, so switching back and forth (a resize,
+ * leaving and entering presentation) asks for nothing more. A standalone file has no server:
+ * it carries both drawings (gradtrace/standalone.py). Presentation's screen (its grad table
+ * beside the drawing) is here too. */
+import { STANDALONE, boot } from "./boot.js";
 import { $ } from "./dom.js";
-import { G, fitScale, parseSvg, presentSide, showSvg } from "./graph.js";
+import { G, parseSvg } from "./graph.js";
+import { boxGrows, fitScale, presentSide, readableScaleOf, showSvg } from "./graph_view.js";
 import { renderGraph } from "./graph_style.js";
 import { state, subscribe } from "./store.js";
+import { T, currentNode } from "./trace.js";
 
 const BETTER = 1.02; // the other direction must fit this much larger to be worth a switch
 // The trace's drawings by direction, and the directions asked of the server for it.
@@ -27,30 +32,38 @@ function sizeOf(svg) {
   return { w: vb[2] || 1, h: vb[3] || 1 };
 }
 
-// Could the other direction fit larger than the one on show? (See the rule above.)
+// Could the other direction be the one to show? (See the rule above.) Where the box grows with
+// its drawing, a drawing top to bottom asks for the other always: lr may read as well, flatter.
 function otherMayWin(g) {
   const s = fitScale(g.base);
+  if (boxGrows()) {
+    if (g.layout === "tb") return true;
+    if (s >= readableScaleOf(g) * (1 - 1e-6)) return false; // lr reads: it stays
+  }
   if (s >= fitScale({ w: 1e-6, h: 1e-6 }) - 1e-9) return false; // already at the largest scale
   const widthBound = s >= fitScale({ w: g.base.w, h: 1e-6 }) - 1e-9; // all the width allows
   return g.layout === "lr" ? widthBound : !widthBound;
 }
 
-// A phone held upright (a student following a class, most often): there too the drawing
-// takes the direction that draws it larger, since lr on 360 px is often too small to read.
-const NARROW = "(max-width: 760px) and (orientation: portrait)";
-
-// The direction to show: the address's; lr outside presentation and off phones; else the
-// larger fit known.
+// The direction to show: the address's, else the one known to fit larger in the box. Where the
+// box grows with its drawing (the page), a drawing larger than readable only pushes the grad
+// table further down: there lr stays whenever it reads, and tb is shown only to read larger
+// than lr does (and no larger than readable, graph.js).
 function wanted(g) {
   if (state.layout === "lr" || state.layout === "tb") return state.layout;
-  if (!state.present && (EMBED || STANDALONE || !window.matchMedia(NARROW).matches)) return "lr";
   const other = g.layout === "lr" ? "tb" : "lr";
   const alt = kept.svgs[other];
   if (!alt) {
     if (otherMayWin(g)) ask(other);
     return g.layout;
   }
-  return fitScale(sizeOf(alt)) > fitScale(g.base) * BETTER ? other : g.layout;
+  const size = { [g.layout]: g.base, [other]: sizeOf(alt) };
+  if (boxGrows()) {
+    const lr = fitScale(size.lr), readable = readableScaleOf(g);
+    if (lr >= readable * (1 - 1e-6)) return "lr";
+    return Math.min(fitScale(size.tb), readable) > lr * BETTER ? "tb" : "lr";
+  }
+  return fitScale(size[other]) > fitScale(g.base) * BETTER ? other : g.layout;
 }
 
 function update() {
@@ -71,8 +84,13 @@ function update() {
 
 // The same program in the other direction, once per trace.
 async function ask(layout) {
-  if (STANDALONE || kept.asked[layout]) return;
+  if (kept.asked[layout]) return;
   kept.asked[layout] = true;
+  if (STANDALONE) { // the file's other drawing, if it has one
+    const svg = boot.drawings && boot.drawings[layout] ? parseSvg(boot.drawings[layout]) : null;
+    if (svg) { kept.svgs[layout] = svg; schedule(true); }
+    return;
+  }
   const trace = state.trace;
   let body;
   try {
@@ -116,8 +134,9 @@ function fitTable() {
   box.style.maxHeight = Math.max(96, Math.round(window.innerHeight - top - 8)) + "px";
 }
 
-// Beside the drawing the table is narrow and short: its current row, and the grads the step
-// changed in it, are scrolled into view (after a resize or the editor shown, too).
+// Beside the drawing the table is narrow and short: its current row, the running node's
+// column and the grads the step changed in it are scrolled into view (after a resize or the
+// editor shown, too). The running node's column comes first: its inputs follow it.
 function followChanged() {
   const row = presentSide() && $("#grad-table tbody tr[aria-current=step]");
   const box = row && row.closest(".table-scroll");
@@ -126,11 +145,13 @@ function followChanged() {
   const head = $("#grad-table thead");
   const top = b.top + (head ? head.getBoundingClientRect().height : 0); // under the sticky head
   if (rr.top < top || rr.bottom > b.bottom) box.scrollTop += rr.top - top - (b.bottom - top) / 3;
-  const cell = row.querySelector("td.changed");
-  if (!cell) return;
-  const r = cell.getBoundingClientRect();
+  const running = T() && currentNode();
+  const cells = [...row.querySelectorAll("td")].filter((c) => c.dataset.node === running || c.classList.contains("changed"));
+  if (!cells.length) return;
+  const rs = cells.map((c) => c.getBoundingClientRect());
   const left = b.left + row.cells[0].getBoundingClientRect().width; // past the sticky step column
-  if (r.left < left || r.right > b.right) box.scrollLeft += r.left - left - 4;
+  const lo = Math.min(...rs.map((r) => r.left)), hi = Math.max(...rs.map((r) => r.right));
+  if (lo < left || hi > b.right) box.scrollLeft += lo - left - 4;
 }
 
 // Look again on the next frame (after the page has drawn the state that changed).
@@ -147,7 +168,20 @@ export function wireLayout() {
     schedule();
   });
   window.addEventListener("resize", () => schedule(true));
+  watchRoomCard();
   schedule(true);
+}
+
+// Presented, the instructor's class card stands at the top of the side column (app.css): the
+// column starts under it, as far down as the card reaches now (the join code shown or hidden).
+function watchRoomCard() {
+  const card = $("#room-card");
+  if (!card || !window.ResizeObserver) return;
+  new ResizeObserver(() => {
+    const h = card.hidden ? 0 : Math.ceil(card.getBoundingClientRect().height);
+    document.documentElement.style.setProperty("--room-card-h", h + "px");
+    schedule(true);
+  }).observe(card);
 }
 
 // The direction of the drawing on show (a re-run asks for the same, run.js).

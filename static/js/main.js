@@ -11,8 +11,11 @@ import { buildValueFields, renderEditor, renderError, wireEditor } from "./edito
 import { renderControls, renderLang, wireControls } from "./controls.js";
 import { fmt } from "./format.js";
 import { prepareSvg } from "./graph.js";
+import { fitGraph } from "./graph_view.js";
 import { wireGraph } from "./graph_input.js";
 import { renderGraph } from "./graph_style.js";
+import { wireHistory } from "./history.js";
+import { wireJoin } from "./join.js";
 import { startLessons } from "./lessons/panel.js";
 import { startOutput } from "./output.js";
 import { startRoom } from "./room/index.js";
@@ -57,12 +60,15 @@ function startingPosition() {
 function start() {
   setState(startingPosition()); // nothing has subscribed yet: no render
   prepareSvg();
+  fitGraph();
   wireControls();
   wireEditor();
   wireTable();
   wireStrips();
   wireShare();
   wireGraph();
+  wireHistory();
+  wireJoin();
   subscribe(render);
   render();
   startOutput(); // the Output panel: printed lines and did-you-mean warnings (its own subscriber)

@@ -2,12 +2,14 @@
  * is a whole new trace and drawing; the step is kept for an edit of the same program, and a new
  * program opens at its first step. */
 import { STANDALONE } from "./boot.js";
-import { G, replaceSvg, showDrawError } from "./graph.js";
+import { G, showDrawError } from "./graph.js";
+import { replaceSvg } from "./graph_view.js";
 import { t } from "./i18n.js";
 import { setState, state, subscribe } from "./store.js";
 
 let runSeq = 0; // only the newest request's answer is shown
 let editTimer = null;
+let wanted = null; // {step, fwd} the next run opens at (an entry put back by Back/Forward)
 
 async function rerun() {
   const seq = ++runSeq;
@@ -47,8 +49,13 @@ async function rerun() {
   // An edit of the same program (new values, a constant changed) keeps the step; a new
   // program opens at its first step.
   const same = !!state.trace && backwardShape(state.trace) === backwardShape(trace);
-  const step = same ? Math.min(state.step, N) : 0;
-  const fwd = state.forwardMode && state.fwd != null ? (same ? Math.min(state.fwd, trace.topo.length - 1) : 0) : null;
+  let step = same ? Math.min(state.step, N) : 0;
+  let fwd = state.forwardMode && state.fwd != null ? (same ? Math.min(state.fwd, trace.topo.length - 1) : 0) : null;
+  if (wanted) {
+    step = Math.min(wanted.step, N);
+    fwd = state.forwardMode && wanted.fwd != null ? Math.min(wanted.fwd, trace.topo.length - 1) : null;
+    wanted = null;
+  }
   if (body.svg) replaceSvg(body.svg); else if (body.draw_error) showDrawError(body.draw_error);
   setState({
     running: false,
@@ -84,6 +91,12 @@ subscribe((s) => {
   askedLang = s.lang;
   if (s.error || s.drawError) scheduleRun(0);
 });
+
+// Run the program on show now, and open it at `step` (and forward position `fwd`, or null).
+export function runAt(step, fwd) {
+  wanted = { step, fwd };
+  scheduleRun(0);
+}
 
 export function scheduleRun(delay) {
   if (STANDALONE) return; // nothing to re-run against

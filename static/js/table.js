@@ -195,7 +195,15 @@ function buildRows(first, last) {
     if (fwd || k > state.step) tr.className = "later";
     const th = document.createElement("th");
     th.scope = "row";
-    th.textContent = k + " · " + stepDesc(k);
+    // The whole step ("1 · out._backward() (+)"), and its node alone, which presentation's
+    // narrow column shows (app.css): the sentence beside it says the rest.
+    const full = document.createElement("span");
+    full.className = "row-full";
+    full.textContent = stepDesc(k);
+    const brief = document.createElement("span");
+    brief.className = "row-brief";
+    brief.textContent = nodeLabel(st.node);
+    th.append(k + " · ", full, brief);
     tr.append(th);
     if (c0 > 0) tr.append(gapCell(c0));
     for (let c = c0; c <= c1; c++) {

@@ -85,6 +85,39 @@ function renderHash() {
   try { history.replaceState(null, "", want); } catch (e) { /* an opaque origin may refuse */ }
 }
 
+// The page's history: a new program (an example chosen, or the first edit of a program the
+// page did not have from typing) pushes an entry; steps, values, options and further typing
+// replace it. Each entry keeps the state it shows (history.js puts it back on Back/Forward).
+let entryKind = "opened"; // how the entry on show began: "opened", "example", "typed"
+let pushNext = false;
+
+// The next address write starts a new entry for a program that came `kind` ("example" always
+// does; "typed" only when the entry on show was not typed already).
+export function newEntry(kind) {
+  if (kind === "typed" && entryKind === "typed") return;
+  entryKind = kind;
+  pushNext = true;
+}
+
+// An entry put back (Back, Forward): its kind, and no new entry for it.
+export function enteredEntry(kind) {
+  entryKind = kind || "opened";
+  pushNext = false;
+}
+
+// What an entry holds: the state to put back.
+function entryState() {
+  return {
+    gradtrace: TABLE.version,
+    kind: entryKind,
+    query: {
+      source: state.source, values: state.values, accumulate: state.accumulate, order: state.order,
+      step: state.step, fwd: state.forwardMode ? state.fwd : null, lang: state.lang,
+      layout: state.layout, collapse: state.collapse, lesson: state.lesson.name, present: state.present,
+    },
+  };
+}
+
 let urlTimer = null; // one address write per burst of changes
 export function renderUrl() {
   if (STANDALONE) { renderHash(); return; }
@@ -94,6 +127,11 @@ export function renderUrl() {
     // A class's room=CODE and its instructor's #key=… (static/js/room/) stay in the address.
     const room = new URLSearchParams(location.search).get("room");
     const url = location.pathname + "?" + queryPairs() + (room ? "&room=" + enc(room) : "") + location.hash;
-    if (url !== location.pathname + location.search + location.hash) history.replaceState(null, "", url);
+    const push = pushNext;
+    pushNext = false;
+    try {
+      if (push) history.pushState(entryState(), "", url);
+      else history.replaceState(entryState(), "", url);
+    } catch (e) { /* an opaque origin may refuse */ }
   }, 0);
 }

@@ -7,7 +7,9 @@
  */
 import { boot, exampleSource } from "../boot.js";
 import { $ } from "../dom.js";
+import { addStepper } from "../keys.js";
 import { setLesson, setState, state, subscribe } from "../store.js";
+import { fwdCount, setPos } from "../trace.js";
 import { el, t } from "./kit.js";
 import { VIEWS as FOLLOWING } from "./views_follow.js";
 import { VIEWS as OWN } from "./views_own.js";
@@ -65,20 +67,33 @@ async function load(name) {
 
 function choose(name) {
   if (state.lesson.name === name) return;
+  // Predict, then reveal asks about the next step from the seed on, whatever step was on show.
+  if (name === "practice" && state.trace) setPos(fwdCount());
   setLesson({ name, sub: 0, error: null });
   if (name) load(name);
+}
+
+// The lesson's own stepper: the page's stepper's buttons (the same icons, copied from it, so
+// ‹ › mean the same everywhere and ▶ is Play's alone), each named in words; its slider; "2 of 5".
+function icon(name) {
+  const ico = $("#btn-" + name + " .ico");
+  return ico ? ico.cloneNode(true) : document.createTextNode("");
 }
 
 function stepper(view, data) {
   const n = view.count(data);
   const bar = el("div", { class: "ls-stepbar", role: "group", "aria-label": t("ls_steps") });
   // Each button reads the step when clicked: a step redraws the bar in place (syncStepper).
-  const btn = (id, text, to) => el("button", { type: "button", id, text, onclick: () => setLesson({ sub: to(state.lesson.sub) }) });
+  const btn = (name, to) => {
+    const b = el("button", { type: "button", id: "ls-" + name, class: "icon", "aria-label": t("ls_" + name), title: t("ls_" + name), onclick: () => setLesson({ sub: to(state.lesson.sub) }) });
+    b.append(icon(name));
+    return b;
+  };
   bar.append(
-    btn("ls-first", "«", () => 0),
-    btn("ls-back", "◀", (sub) => Math.max(0, sub - 1)),
-    btn("ls-next", "▶", (sub) => Math.min(n - 1, sub + 1)),
-    btn("ls-last", "»", () => n - 1),
+    btn("first", () => 0),
+    btn("back", (sub) => Math.max(0, sub - 1)),
+    btn("next", (sub) => Math.min(n - 1, sub + 1)),
+    btn("last", () => n - 1),
   );
   const slider = el("input", { type: "range", id: "ls-slider", min: "0", max: String(Math.max(0, n - 1)), value: "0", "aria-label": t("ls_steps") });
   slider.addEventListener("input", () => setLesson({ sub: Number(slider.value) }));
@@ -87,10 +102,49 @@ function stepper(view, data) {
   return bar;
 }
 
+// The lesson on show, when it has a stepper of its own and its steps are known: the keys'
+// stepper (keys.js) while the focus is in the lesson, or while the lesson is what is on the
+// screen (the page's drawing scrolled mostly out of view, the lesson's stepper in it).
+function ownSteps() {
+  const ls = state.lesson, view = VIEWS[ls.name], data = ls.data[ls.name];
+  if (!view || view.follows || !data || ls.error) return null;
+  return { n: view.count(data), sub: ls.sub };
+}
+
+function onShow() {
+  const bar = $("#lesson-body .ls-stepbar"), graph = $("#graph");
+  if (!bar) return false;
+  const b = bar.getBoundingClientRect();
+  if (b.bottom <= 0 || b.top >= window.innerHeight) return false;
+  if (!graph) return true;
+  const g = graph.getBoundingClientRect();
+  const seen = Math.max(0, Math.min(g.bottom, window.innerHeight) - Math.max(g.top, 0));
+  return seen < g.height / 2;
+}
+
+const lessonStepper = {
+  wants(target) {
+    if (!ownSteps()) return false;
+    const body = $("#lesson-body");
+    return (!!body && !!target && target !== document.body && body.contains(target)) || onShow();
+  },
+  step(move) {
+    const own = ownSteps();
+    if (!own) return;
+    const to = move === "first" ? 0 : move === "last" ? own.n - 1 : own.sub + move;
+    const sub = Math.max(0, Math.min(own.n - 1, to));
+    if (sub !== own.sub) setLesson({ sub });
+  },
+};
+
 function syncStepper(bar, n, sub) {
   const [first, back, next, last] = bar.querySelectorAll("button");
+  const had = document.activeElement;
   first.disabled = back.disabled = sub <= 0;
   next.disabled = last.disabled = sub >= n - 1;
+  // A focused button just disabled (the first or last step) hands the focus to the slider, so
+  // the keys stay with the lesson.
+  if (had && had.disabled && bar.contains(had)) bar.querySelector("#ls-slider").focus({ preventScroll: true });
   const slider = bar.querySelector("#ls-slider");
   if (slider.value !== String(sub)) slider.value = String(sub);
   bar.querySelector("#ls-step-label").textContent = t("ls_step_of", { k: sub + 1, n });
@@ -135,7 +189,16 @@ function show() {
   }
   kids.push(content);
   if (content !== kept.content) kept.content = null;
+  // Drawn again: the focus stays where it was (a lesson's button, its slider), so the keys
+  // keep stepping the lesson; on a button now disabled (the last step), on the slider.
+  const had = document.activeElement;
+  const focused = had && had !== body && body.contains(had) && had.id ? had.id : null;
   body.replaceChildren(...kids);
+  if (focused) {
+    const again = document.getElementById(focused);
+    const target = again && !again.disabled ? again : $("#ls-slider");
+    if (target) target.focus({ preventScroll: true });
+  }
   decorate();
   body.classList.toggle("ls-loading", ls.loading);
 }
@@ -233,6 +296,19 @@ function wire() {
     const b = ev.target.closest && ev.target.closest("button[data-lesson]");
     if (b) choose(b.dataset.lesson === state.lesson.name ? null : b.dataset.lesson);
   });
+  // The top bar's Lessons menu: the lesson opens, and the panel comes into view with its tab.
+  const menu = $("#lessons-menu");
+  if (menu) {
+    menu.addEventListener("click", (ev) => {
+      const b = ev.target.closest && ev.target.closest("button[data-open-lesson]");
+      if (!b) return;
+      menu.open = false;
+      choose(b.dataset.openLesson);
+      panel.scrollIntoView({ block: "start" });
+      const tab = panel.querySelector('button[data-lesson="' + b.dataset.openLesson + '"]');
+      if (tab) tab.focus({ preventScroll: true });
+    });
+  }
   const examples = $("#examples");
   if (!examples) return;
   examples.addEventListener("change", () => {
@@ -259,6 +335,7 @@ export function startLessons() {
   seen.options = state.lesson.options;
   subscribe(follow);
   wire();
+  addStepper(lessonStepper);
   const initial = new URLSearchParams(location.search).get("lesson");
   if (initial && VIEWS[initial]) choose(initial);
   else setState({}); // draw the panel once

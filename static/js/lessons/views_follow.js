@@ -253,12 +253,14 @@ VIEWS.code = {
     const wrap = el("div", { class: "ls-code-view" });
     wrap.append(el("p", { class: "ls-now", id: "ls-code-now", text: codeNow(data, k, trace, names) }));
     const torchBox = el("div", {}, el("h3", { text: t("ls_code_torch") }),
+      copyButton("ls-copy-torch", "ls_code_copy_torch", () => data.torch),
       el("pre", { class: "ls-code", id: "ls-code-torch", tabIndex: 0, text: data.torch }),
       el("h3", { text: t("ls_code_prints") }),
       el("pre", { class: "ls-code", id: "ls-code-torch-out", tabIndex: 0, text: data.torch_output || "" }));
     const jaxBox = el("div", {}, el("h3", { text: t("ls_code_jax") }));
     if (data.jax) {
-      jaxBox.append(el("pre", { class: "ls-code", id: "ls-code-jax", tabIndex: 0, text: data.jax }),
+      jaxBox.append(copyButton("ls-copy-jax", "ls_code_copy_jax", () => data.jax),
+        el("pre", { class: "ls-code", id: "ls-code-jax", tabIndex: 0, text: data.jax }),
         el("h3", { text: t("ls_code_prints") }),
         el("pre", { class: "ls-code", id: "ls-code-jax-out", tabIndex: 0, text: data.jax_output || "" }));
     } else jaxBox.append(el("p", { class: "note", text: t("ls_code_no_jax") }));
@@ -271,6 +273,24 @@ VIEWS.code = {
     setText(wrap.querySelector("#ls-code-now"), codeNow(data, k, trace, labels(trace)));
   },
 };
+// Copy a program to paste into a notebook: the button says it is done (or, where the page may
+// not write the clipboard, selects the code for Ctrl+C).
+function copyButton(id, label, text) {
+  const b = el("button", { type: "button", id, class: "ls-copy", "aria-label": t(label), text: t("ls_code_copy") });
+  b.addEventListener("click", async () => {
+    const pre = b.nextElementSibling;
+    try {
+      await navigator.clipboard.writeText(text());
+      b.textContent = t("ls_code_copied");
+    } catch (e) {
+      if (pre) { const r = document.createRange(); r.selectNodeContents(pre); const sel = getSelection(); sel.removeAllRanges(); sel.addRange(r); }
+      b.textContent = t("ls_code_copy_failed");
+    }
+    setTimeout(() => { if (b.isConnected) b.textContent = t("ls_code_copy"); }, 2500);
+  });
+  return b;
+}
+
 function codeNow(data, k, trace, names) {
   const st = trace.steps[k];
   if (!st || k === 0) return t("ls_code_seed", { node: names[st ? st.node : ""] || "" });

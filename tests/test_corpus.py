@@ -22,7 +22,6 @@ import pytest
 
 from engine import run_program
 from engine.errors import ProgramError
-from tests.test_differential_torch import assert_runs_as_torch
 
 CORPUS = Path(__file__).parent / "corpus"
 
@@ -385,6 +384,9 @@ def test_a_published_example_gives_its_numbers(name: str) -> None:
         assert refused.value.msg is not None and refused.value.msg.key == REFUSED[name]
         return
     if name in AS_TORCH:
+        pytest.importorskip("torch")
+        from tests.test_differential_torch import assert_runs_as_torch
+
         assert_runs_as_torch(source, AS_TORCH[name])
     ran = run_program(source)
     d = ran.trace.to_dict()

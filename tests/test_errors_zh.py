@@ -241,9 +241,10 @@ def test_the_code_lesson_s_refusal_is_translated() -> None:
     from engine.program import run_program
 
     with pytest.raises(ProgramError) as info:
-        lessons.code(run_program("x = 2.0\nif x > 1:\n    x = x * 2\nx"))
+        lessons.code(run_program("x = 2.0\ndef f(t):\n    return t * t\ng = grad(f)(x)\ng"))
     assert_translated(info.value.message)
-    assert translate(info.value.message, "zh").startswith("“PyTorch 与 JAX”课程还不能为 'if ")
+    assert translate(info.value.message, "zh").startswith("“PyTorch 与 JAX”课程还不能为 'grad(f)")
+    assert info.value.in_language("zh").startswith("“PyTorch 与 JAX”课程还不能为 'grad(f)")
 
 
 # --- functions, control flow, backward and print (engine/words/catalog_zh_flow.py) ----------

@@ -1,17 +1,21 @@
-"""The `grad_fn` names PyTorch gives each result (AddBackward0, MulBackward0, …), predicted
-from the op and the expression that made it: what the code lesson says the PyTorch code prints.
+"""Facts about ops that the code lesson reads, kept here until they move onto the op classes:
+the `grad_fn` PyTorch 2.13 gives each result (AddBackward0, MulBackward0, …), predicted from
+the node's op and its inputs only, and the PyTorch and JAX names of each op's function.
+
+Each is read from the op first (`op.grad_fn(inputs)`, `op.torch_name`, `op.jax_name`), so once
+the op classes carry them, the tables below go and nothing else changes.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine.autograd.value import Value
-from engine.language import ir
-from engine.language.vocabulary import UNARY
+from engine.lessons.code.facts import from_number
 
 # The ops whose grad_fn does not follow from the op's name alone (an elementwise function of
-# one value is `Exp` → ExpBackward0; the rest depend on the operands, see predict_grad_fn).
+# one value is `Exp` → ExpBackward0; the rest depend on the inputs, see predicted).
 BACKWARD = {
     "add": "AddBackward0",
     "mul": "MulBackward0",
@@ -22,90 +26,115 @@ BACKWARD = {
     "log_softmax": "LogSoftmaxBackward0",
     "cross_entropy": "NllLossBackward0",
     "mse": "MseLossBackward0",  # written as F.mse_loss
-    "transpose": "PermuteBackward0",
+    "transpose": "PermuteBackward0",  # written as .permute(…) or .T
     "cat": "CatBackward0",
     "stack": "StackBackward0",
     "clamp": "ClampBackward1",  # clamp(x, min=…, max=…) with numbers, either or both given
     "gather": "IndexBackward0",  # indexing with lists or ranges (advanced indexing)
 }
+MATMUL = {(2, 2): "MmBackward0", (2, 1): "MvBackward0", (1, 2): "SqueezeBackward4",
+          (1, 1): "DotBackward0"}  # fmt: skip
+
+# The functions each op is written with, where it is not `torch.<function>` / `jnp.<function>`.
+TORCH_NAMES = {
+    "max": "torch.maximum", "min": "torch.minimum", "mse": "F.mse_loss",
+    "cross_entropy": "F.cross_entropy", "cat": "torch.cat", "stack": "torch.stack",
+    "clamp": "torch.clamp", "transpose": "torch.permute",
+}  # fmt: skip
+JAX_NAMES = {
+    "max": "jnp.maximum", "min": "jnp.minimum", "sigmoid": "jax.nn.sigmoid",
+    "relu": "jax.nn.relu", "softmax": "jax.nn.softmax", "log_softmax": "jax.nn.log_softmax",
+    "cat": "jnp.concatenate", "stack": "jnp.stack", "clamp": "jnp.clip",
+}  # fmt: skip
 
 
-def is_number(e: Any) -> bool:
-    """Written as a Python number in the code: a literal, or a length such as x.shape[0]."""
-    return isinstance(e, ir.Num | ir.IntOf)
-
-
-def predict_grad_fn(node: Value, e: Any) -> str | None:
-    """The grad_fn name PyTorch 2.13 gives the result of expression `e` (None: none, or not
-    predicted)."""
+def grad_fn_of(node: Value) -> str | None:
+    """The grad_fn PyTorch gives `node` (None: it has none, or it is not predicted)."""
     if node.op is None or not node.requires_grad:
         return None
-    op = node.op.name
-    if isinstance(e, ir.Call) and e.func == "grad":
-        return None
-    if op in BACKWARD:
-        return BACKWARD[op]
-    if op in UNARY:
-        return op.capitalize() + "Backward0"
-    if op == "sub":
-        return "RsubBackward1" if isinstance(e, ir.BinOp) and is_number(e.left) else "SubBackward0"
-    if op == "div":
-        return "MulBackward0" if isinstance(e, ir.BinOp) and is_number(e.left) else "DivBackward0"
-    if op == "pow":
-        if isinstance(e, ir.BinOp) and is_number(e.right):
+    namer = getattr(node.op, "grad_fn", None)
+    if callable(namer):
+        return namer(node.inputs)  # type: ignore[no-any-return]
+    return predicted(node, node.inputs)
+
+
+def torch_name(op: Any) -> str:
+    """`torch.exp`, `F.mse_loss`: the PyTorch function an op class is written with."""
+    return str(getattr(op, "torch_name", None) or TORCH_NAMES.get(op.name, f"torch.{op.function}"))
+
+
+def jax_name(op: Any) -> str:
+    """`jnp.exp`, `jax.nn.relu`: the JAX function an op class is written with."""
+    return str(getattr(op, "jax_name", None) or JAX_NAMES.get(op.name, f"jnp.{op.function}"))
+
+
+def predicted(node: Value, inputs: Sequence[Value]) -> str | None:
+    """The grad_fn of an op node, from its op and its inputs (a Python number among them is a
+    constant that `from_number` recognises: `1 - x` is RsubBackward1, `t - x` SubBackward0)."""
+    op: Any = node.op
+    name = op.name
+    if name in BACKWARD:
+        return BACKWARD[name]
+    if op.elementwise and op.arity == 1:
+        if name == "sqrt" and is_norm(node):
+            return "LinalgVectorNormBackward0"  # norm(x): sqrt(sum(x ** 2)) here, one op there
+        return str(name).capitalize() + "Backward0"
+    if name == "sub":
+        return "RsubBackward1" if from_number(inputs[0]) else "SubBackward0"
+    if name == "div":  # 2 / x is x.reciprocal() * 2 in PyTorch
+        return "MulBackward0" if from_number(inputs[0]) else "DivBackward0"
+    if name == "pow":
+        if from_number(inputs[1]):
             return "PowBackward0"
-        if isinstance(e, ir.BinOp) and is_number(e.left):
-            return "PowBackward2"
-        return "PowBackward1"
-    if op == "matmul":
-        a, b = (x.data.ndim for x in node.inputs)
-        if a > 2 or b > 2:
-            return "UnsafeViewBackward0"
-        return {
-            (2, 2): "MmBackward0",
-            (2, 1): "MvBackward0",
-            (1, 2): "SqueezeBackward4",
-            (1, 1): "DotBackward0",
-        }[(a, b)]
-    if op in ("sum", "mean"):
-        return op.capitalize() + ("Backward0" if node.op.axis is None else "Backward1")  # type: ignore[attr-defined]
-    if op == "reshape":
-        src = node.inputs[0]
-        moved = src.op is not None and src.op.name in ("transpose", "index")
-        return "UnsafeViewBackward0" if moved else "ViewBackward0"
-    if op == "index":
-        key = node.op.key  # type: ignore[attr-defined]
-        for k in reversed(key):
-            if isinstance(k, int):
-                return "SelectBackward0"
-            if k != slice(None):
-                return "SliceBackward0"
-        return None
+        return "PowBackward2" if from_number(inputs[0]) else "PowBackward1"
+    if name == "matmul":
+        dims = tuple(x.data.ndim for x in inputs)
+        return "UnsafeViewBackward0" if max(dims) > 2 else MATMUL.get(dims)  # type: ignore[arg-type]
+    if name in ("sum", "mean"):
+        return name.capitalize() + ("Backward0" if op.axis is None else "Backward1")
+    if name == "reshape":
+        return reshaped(inputs[0], node)
+    if name == "index":
+        return selected(op.key)
     return None
 
 
-def exprs_by_span(body: tuple[Any, ...]) -> dict[Any, Any]:
-    """Every expression of the program, by its span (the span its node carries)."""
-    found: dict[Any, Any] = {}
-    todo: list[Any] = []
-    for st in body:
-        if isinstance(st, ir.Loop):
-            found.update(exprs_by_span(st.body))
-        elif isinstance(st, ir.Assign | ir.Output):
-            todo.append(st.expr)
-    while todo:
-        e = todo.pop()
-        span = getattr(e, "span", None)
-        if span is not None:
-            found.setdefault(span, e)
-        if isinstance(e, ir.BinOp):
-            todo += [e.left, e.right]
-        elif isinstance(e, ir.Neg):
-            todo.append(e.operand)
-        elif isinstance(e, ir.Index):
-            todo.append(e.value)
-        elif isinstance(e, ir.Call):
-            todo += [a for a in e.args if not isinstance(a, ir.StaticArg)]
-        elif isinstance(e, ir.Items):
-            todo += list(e.items)
-    return found
+def is_norm(node: Value) -> bool:
+    """sqrt(sum(x ** 2)) written at one place: the norm the language computes in three ops."""
+    inner = node.inputs[0]
+    if inner.op is None or inner.op.name != "sum" or inner.span != node.span:
+        return False
+    square = inner.inputs[0]
+    return square.op is not None and square.op.name == "pow" and square.span == node.span
+
+
+def reshaped(src: Value, node: Value) -> str | None:
+    """A reshape is a view of a contiguous input (ViewBackward0); a transposed input is copied
+    first (UnsafeViewBackward0); a strided part of one is not predicted."""
+    if src.op is not None and src.op.name == "transpose":
+        return None if src.data.shape == node.data.shape else "UnsafeViewBackward0"
+    if src.op is not None and src.op.name == "index" and not contiguous(src.op.key):  # type: ignore[attr-defined]
+        return None
+    return "ViewBackward0"
+
+
+def contiguous(key: tuple[Any, ...]) -> bool:
+    """Is `x[key]` contiguous: whole numbers first, then at most one slice by 1, then only
+    whole axes?"""
+    rest = list(key)
+    while rest and isinstance(rest[0], int):
+        rest.pop(0)
+    if rest and isinstance(rest[0], slice) and rest[0].step in (None, 1):
+        rest.pop(0)
+    return all(k == slice(None) for k in rest)
+
+
+def selected(key: tuple[Any, ...]) -> str | None:
+    """x[0] and x[:, 1] select (SelectBackward0); x[1:] and x[0, 1:] slice (SliceBackward0):
+    the last part of the key that is not a whole axis decides."""
+    for k in reversed(key):
+        if isinstance(k, int):
+            return "SelectBackward0"
+        if k != slice(None):
+            return "SliceBackward0"
+    return None

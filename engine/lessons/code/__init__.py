@@ -18,6 +18,7 @@ written for programs of one backward pass, is shown, not run in CI.
 from __future__ import annotations
 
 import ast
+from dataclasses import replace
 from typing import Any
 
 import numpy as np
@@ -30,6 +31,7 @@ from engine.lessons.code.names import GENERATED_NAMES, code_names, program_names
 from engine.lessons.code.text import TERM, floats_text, unwritable
 from engine.lessons.code.translate import Translation, leaf_bindings
 from engine.lessons.code.writer import Context, Writer, import_aliases
+from engine.limits import Limits
 from engine.program import Run, run_program
 
 TORCH_HEAD = [
@@ -57,13 +59,18 @@ def code(run: Run) -> dict[str, Any]:
     grads = leaf_grads(exact, t)
     name = output_name(run, ctx, out)
     tail, expected = torch_ending(run, name, t, grads)
-    prints = [p["text"] for p in exact.printed] if run.scan.torch else []
+    torch_code = "\n".join(TORCH_HEAD + free_tensors(run, t.w) + t.lines + tail) + "\n"
+    lines = [p["text"] for p in exact.printed] + expected
+    if exact.printed and not run.scan.torch:  # printed as NumPy prints: PyTorch's print differs
+        lines = [
+            p["text"] for p in run_program(torch_code, limits=room_for(torch_code, run)).printed
+        ]
     jax = jax_text(run, ctx, out, displayed, name, grads)
     jax_expected = jax[1] if jax is not None else None
     return {
         "node_grad_fns": node_grad_fns(run, ctx.built),
-        "torch": "\n".join(TORCH_HEAD + free_tensors(run, t.w) + t.lines + tail) + "\n",
-        "torch_output": "".join(line + "\n" for line in prints + expected),
+        "torch": torch_code,
+        "torch_output": "".join(line + "\n" for line in lines),
         "grad_fns": dict(t.named),
         "jax": jax[0] if jax is not None else None,
         "jax_output": jax_expected,
@@ -89,6 +96,12 @@ def as_pytorch(run: Run) -> Run:
     return run_program(run.source.text, run.interpreter.values, "add", "dfs", run.limits)
 
 
+def room_for(text: str, run: Run) -> Limits:
+    """The run's limits, with room for the generated code's text (it writes out the values
+    given for the free names, and may be longer than the program)."""
+    return replace(run.limits, max_source_chars=max(run.limits.max_source_chars, len(text)))
+
+
 def leaf_grads(exact: Run, t: Translation) -> dict[str, Any]:
     """Name in the code -> grad at the end of the run, for each leaf a name holds at the end
     and that is named once (the free names first); None where PyTorch's .grad is None."""
@@ -101,7 +114,7 @@ def leaf_grads(exact: Run, t: Translation) -> dict[str, Any]:
     grads: dict[str, Any] = {}
     for name in free + rest:
         node = nodes.get(by_name[name])
-        if node is not None and t.assigned.get(name, 0) <= 1:
+        if node is not None and t.bound.get(name, 0) <= 1:
             grads[t.w.name(name)] = node.grad
     return grads
 

@@ -34,7 +34,7 @@ def numpy_text(w: Writer, node: ast.expr) -> str | None:
         return None
     kind, what = w.ctx.callee(node.func)
     if kind == "method" and what in DRAWS:  # the program's own generator: its own draws
-        return f"{w.expr(node.func, ATOM)}({w.arguments(node)})"
+        return f"{w.expr(node.func.value, ATOM)}.{what}({w.arguments(node)})"  # type: ignore[attr-defined]
     if kind != "library":
         return None
     names = BOUND.get(what, ("*dims",))

@@ -25,9 +25,11 @@ from engine.lessons.code.writer import Context, Writer
 JAX_SKIPS = frozenset({"requires_grad_", "retain_grad", "print_settings", "default_dtype"})
 
 
-def assignment_counts(body: list[ast.stmt]) -> dict[str, int]:
+def assignment_counts(body: list[ast.stmt], augmented: bool = True) -> dict[str, int]:
     """How often each name is bound at the program's level, up to 2 (once, or more): a loop's
-    body counts twice (it may run more than once); a def's names are its own."""
+    body counts twice (it may run more than once); a def's names are its own. Without
+    `augmented`, `w -= …` is not counted (under no_grad it updates w in place, and
+    otherwise w is no leaf afterwards)."""
     counts: dict[str, int] = {}
 
     def bound(target: ast.AST, times: int) -> None:
@@ -41,7 +43,7 @@ def assignment_counts(body: list[ast.stmt]) -> dict[str, int]:
         if isinstance(st, ast.Assign):
             for t in st.targets:
                 bound(t, times)
-        elif isinstance(st, ast.AugAssign):
+        elif isinstance(st, ast.AugAssign) and augmented:
             bound(st.target, times)
         elif isinstance(st, ast.FunctionDef):
             counts[st.name] = min(2, counts.get(st.name, 0) + times)
@@ -65,6 +67,7 @@ class Translation:
         self.out = out  # the bare last expression is bound to `out`
         self.displayed = displayed  # the lines where the run showed a notebook line's value
         self.assigned = assignment_counts(self.tree.body)
+        self.bound = assignment_counts(self.tree.body, augmented=False)  # for the leaves
         self.lines: list[str] = []
         self.params: list[tuple[str, str]] = []  # JAX: (name in the code, its value's text)
         self.named: list[tuple[str, str]] = []  # (name in the code, grad_fn) of named results
@@ -112,13 +115,13 @@ class Translation:
         elif what in JAX_SKIPS and (kind == "library" or not self.torch):
             pass  # settings that change nothing here; in JAX, parameters are given already
         elif kind == "builtin" and what == "print":
-            if self.torch and self.ctx.scan.torch:  # printed as PyTorch prints: kept
+            if self.torch:  # kept: gradtrace prints a PyTorch program's values as PyTorch
                 self.emit(indent, w.expr(v))
         elif self.stop is st:
             self.stopped = True
         elif is_effect(v) or (st.lineno not in self.displayed and isinstance(v, ast.Call)):
             self.emit(indent, w.expr(v))  # made for what it does
-        elif st.lineno in self.displayed and self.torch and self.ctx.scan.torch:
+        elif st.lineno in self.displayed and self.torch:
             self.emit(indent, f"print({w.expr(v)})")  # a notebook line shows its value
 
     def assign(self, st: ast.Assign, indent: str, top: bool, module: bool, _: bool) -> None:

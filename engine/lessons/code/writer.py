@@ -266,7 +266,8 @@ class Writer:
     def target(self, node: ast.expr) -> str:
         """An assignment's or a loop's target, a tuple of them without brackets."""
         if isinstance(node, ast.Tuple) and node.elts:
-            return ", ".join(self.expr(e, BOR) for e in node.elts)
+            items = ", ".join(self.item(e) for e in node.elts)
+            return items + ("," if len(node.elts) == 1 else "")
         return self.expr(node)
 
     def lambda_expression(self, node: ast.Lambda) -> tuple[str, int]:

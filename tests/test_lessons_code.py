@@ -424,6 +424,7 @@ def test_a_part_of_the_program_the_writer_does_not_know_is_refused_by_name():
     tree = ast.parse("zeros(*x.shape, 2) + x.shape[0]", mode="eval").body
     assert writer.expr(tree.right) == "x.shape[0]"
     assert writer.expr(tree.left) == "torch.zeros(*x.shape, 2)"
+    assert writer.expr(ast.parse("zeros(shape=(2, 3))", mode="eval").body) == "torch.zeros((2, 3))"
 
 
 def test_a_statement_the_lesson_cannot_write_is_refused_at_its_place():

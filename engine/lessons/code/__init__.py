@@ -128,8 +128,10 @@ def output_name(run: Run, ctx: Context, out: bool) -> str | None:
     if out:
         return "out"
     bound = ctx.facts.bound_to(node)
-    if not bound:
-        raise unwritable(run.source, run.source.tree.body[-1])
+    if not bound and not node.requires_grad:
+        return "the output"  # a number: said in a comment, nothing to differentiate
+    if not bound:  # computed only inside a print: no name holds it
+        raise unwritable(run.source, node.span or run.source.tree.body[-1])
     return ctx.names.get(node.name if node.name in bound else bound[0], bound[0])  # type: ignore[arg-type]
 
 

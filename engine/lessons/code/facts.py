@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.autograd.value import Span, Value
-from engine.language.names import is_effect
 from engine.language.values import Pending
 
 if TYPE_CHECKING:
@@ -113,7 +112,7 @@ def binds_out(run: Run, facts: Facts | None = None) -> bool:
     implicit pass differentiates)?"""
     out = implicit_output(run)
     last = run.source.tree.body[-1] if run.source.tree.body else None
-    if out is None or not isinstance(last, ast.Expr) or is_effect(last.value):
+    if out is None or not isinstance(last, ast.Expr):
         return False
     value = last.value
     if isinstance(value, ast.Call) and getattr(value.func, "id", "") == "print":
@@ -125,4 +124,6 @@ def binds_out(run: Run, facts: Facts | None = None) -> bool:
         return True
     if isinstance(value, ast.Name):
         return value.id in facts.bound_to(out)
+    if isinstance(value, ast.Compare):  # a comparison shown, its left side differentiated
+        return out.span == facts.span(value.left)
     return not facts.bound_to(out)

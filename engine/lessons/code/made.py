@@ -67,11 +67,13 @@ def made_text(w: Writer, node: ast.Call, grad: str) -> str:
         return tensor_text(w, node, grad)
     if what == "arange" and not grad and ints(w, node):  # whole numbers: a tensor of ints
         return f"{'torch' if w.torch else 'jnp'}.{what}({positional(w, node)})"
-    if what in ("torch_arange", "torch_linspace", "zeros", "ones", "eye"):
-        fn = what.removeprefix("torch_")  # torch's own grid; zeros and ones are NumPy's too
-        if w.torch or what != "zeros" and what != "ones":
-            return f"{'torch' if w.torch else 'jnp'}.{fn}({positional(w, node)}{grad})"
-        return f"jnp.{fn}({shape(w, Args(w, node, ('*dims',)))})"
+    if what in ("zeros", "ones"):  # NumPy's and torch's are the same numbers
+        dims = Args(w, node, ("*dims",))
+        given = positional(w, node, keywords=False) if dims.rest else shape(w, dims)
+        return f"torch.{what}({given}{grad})" if w.torch else f"jnp.{what}({shape(w, dims)})"
+    if what in ("torch_arange", "torch_linspace", "eye"):  # torch's own grid
+        fn = what.removeprefix("torch_")
+        return f"{'torch' if w.torch else 'jnp'}.{fn}({positional(w, node)}{grad})"
     numpy = numpy_text(w, node)
     if numpy is None:
         if what not in ("zeros_like", "ones_like"):
@@ -109,10 +111,13 @@ def ints(w: Writer, node: ast.Call) -> bool:
     )
 
 
-def positional(w: Writer, node: ast.Call) -> str:
+def positional(w: Writer, node: ast.Call, keywords: bool = True) -> str:
+    """A constructor's arguments as written, but requires_grad and those every value has
+    here (dtype, device)."""
     parts = [w.item(a) for a in node.args]
-    parts += [f"{k.arg}={w.expr(k.value, IFEXP)}" for k in node.keywords
-              if k.arg not in ("requires_grad", "dtype", "device", None)]  # fmt: skip
+    if keywords:
+        parts += [f"{k.arg}={w.expr(k.value, IFEXP)}" for k in node.keywords
+                  if k.arg not in ("requires_grad", "dtype", "device", None)]  # fmt: skip
     return ", ".join(parts)
 
 

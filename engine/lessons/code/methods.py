@@ -85,6 +85,12 @@ def method_text(w: Writer, node: ast.Call) -> str | tuple[str, int]:
         return f"{receiver(w, owner)}.detach()" if w.torch else receiver(w, owner)
     if not w.torch and attr not in JAX_TOO:
         return jax_method(w, node, attr, owner)
+    if attr == "backward" and node.args and w.torch:  # a seed written out: a tensor
+        rest = [w.item(a) for a in node.args[1:]] + [
+            f"{k.arg}={w.expr(k.value, IFEXP)}" for k in node.keywords if k.arg is not None
+        ]  # fmt: skip
+        seed = tensor(w, node.args[0], node, 0)
+        return f"{receiver(w, owner)}.backward({', '.join([seed, *rest])})"
     if attr in AS_WRITTEN:
         return f"{receiver(w, owner)}.{attr}({w.arguments(node)})"
     raise w.refuse(node)

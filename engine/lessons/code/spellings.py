@@ -118,6 +118,8 @@ def permutation(w: Writer, node: ast.AST) -> str | None:
     if op is None or op.op is None or op.op.name != "transpose":
         return None
     order = op.op.permutation(op.inputs[0].data.ndim)  # type: ignore[attr-defined]
+    if not order:
+        return "(())"  # a number's: no axes
     return "(" + ", ".join(map(str, order)) + ("," if len(order) == 1 else "") + ")"
 
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+from engine.autograd.value import Span
 from engine.errors import ProgramError, fail
 from engine.language.source import Source
 
@@ -29,7 +30,7 @@ COMPARISONS = {
 def unwritable(src: Source, node: Any) -> ProgramError:
     """The lesson's answer for a part of the program it has no code for: a clear refusal at
     that part (never a crash, never code that computes something else)."""
-    span = src.span(node) if hasattr(node, "lineno") else None
+    span = node if isinstance(node, Span) else src.span(node) if hasattr(node, "lineno") else None
     text = src.segment(span) if span is not None else type(node).__name__
     return fail("code_unwritable", span, code="unsupported", text=text.split("\n")[0])
 

@@ -16,10 +16,12 @@ from engine.autograd.value import Value
 from engine.language.names import is_effect
 from engine.language.values import Pending
 from engine.lessons.code.grad_fns import grad_fn_of
-from engine.lessons.code.made import made_text, numpy_text
+from engine.lessons.code.made import MADE, made, made_text, numpy_text
 from engine.lessons.code.text import BINARY, IFEXP, floats_text, literal
 from engine.lessons.code.writer import Context, Writer
 
+# The library's functions that make a tensor (`randn`, `zeros`, `tensor`, `arange`, …).
+CONSTRUCTORS = frozenset(("library", k) for k, (spell, _) in MADE.items() if spell is made)
 # Calls that only PyTorch's code writes, and what JAX's leaves out (a parameter is one of
 # `params` there already).
 JAX_SKIPS = frozenset({"requires_grad_", "retain_grad", "print_settings", "default_dtype"})
@@ -100,8 +102,7 @@ class Translation:
         if isinstance(v, ast.Constant) and isinstance(v.value, str):
             return  # a docstring, or a string left as a comment
         if top and st is self.tree.body[-1] and self.out:
-            self.emit(indent, f"out = {w.expr(v)}")
-            self.name_result("out", v)
+            self.output(st, indent)
             return
         kind, what = self.ctx.callee(v.func) if isinstance(v, ast.Call) else ("", "")
         if what == "seed" and kind in ("library", "builtin") and isinstance(v, ast.Call):
@@ -123,6 +124,22 @@ class Translation:
             self.emit(indent, w.expr(v))  # made for what it does
         elif st.lineno in self.displayed and self.torch:
             self.emit(indent, f"print({w.expr(v)})")  # a notebook line shows its value
+
+    def output(self, st: ast.Expr, indent: str) -> None:
+        """The bare last expression, bound to `out`; of a comparison (shown, as a notebook
+        shows it), the left side is the output."""
+        v, w = st.value, self.w
+        if not isinstance(v, ast.Compare):
+            self.emit(indent, f"out = {w.expr(v)}")
+            self.name_result("out", v)
+            return
+        self.emit(indent, f"out = {w.expr(v.left)}")
+        self.name_result("out", v.left)
+        if st.lineno in self.displayed and self.torch:
+            shown = ast.copy_location(
+                ast.Compare(ast.Name("out", ast.Load()), v.ops, v.comparators), v
+            )
+            self.emit(indent, f"print({w.expr(shown)})")
 
     def assign(self, st: ast.Assign, indent: str, top: bool, module: bool, _: bool) -> None:
         w, scan = self.w, self.ctx.scan
@@ -187,11 +204,8 @@ class Translation:
         """`x = 2`, `W = randn(2, 3)`, `t = [0, 2]`, as what the run made of it."""
         w, facts = self.w, self.ctx.facts
         made = facts.binding(value)
-        if made is None:  # not run: as it would have been
-            bare = isinstance(literal(value), bool) or isinstance(
-                getattr(value, "value", None), bool | str
-            )
-            made = "number" if bare else "leaf"
+        if made is None:  # not a parameter (`rng = default_rng(2)`, `flag = True`), or not run
+            made = "leaf" if literal(value) is not None or self.makes_tensor(value) else "number"
         raw = facts.raw(value)
         if made == "labels":
             lit = raw if raw is not None else literal(value)
@@ -208,7 +222,7 @@ class Translation:
         generator, a grid; or a constant computed as gradtrace computed it, then made the
         parameter itself (`W = 0.01 * randn(2, 3)`)."""
         w = self.w
-        if isinstance(value, ast.Call) and self.ctx.callee(value.func)[0] == "library":
+        if isinstance(value, ast.Call) and self.ctx.callee(value.func) in CONSTRUCTORS:
             return made_text(w, value, ", requires_grad=True" if self.torch else "")
         numpy = numpy_text(w, value)
         if numpy is None and raw is not None:
@@ -220,6 +234,14 @@ class Translation:
                 else f"jnp.array({numpy})"
             )
         return f"({w.expr(value)}).requires_grad_()" if self.torch else w.expr(value)
+
+    def makes_tensor(self, value: ast.expr) -> bool:
+        """Is a tensor made in `value` (`0.01 * randn(2, 3)`), by a statement the run did not
+        reach? Then the language would have made it a parameter."""
+        return any(
+            isinstance(n, ast.Call) and self.ctx.callee(n.func) in CONSTRUCTORS
+            for n in ast.walk(value)
+        )
 
     def name_result(self, name: str, value: ast.expr) -> None:
         """Say the grad_fn of a result named once at the program's level, where predicted."""

@@ -224,6 +224,13 @@ PASSES = [
     ),
     ("seed_twice", "seed(3)\nW = randn(2, 2)\nseed(3)\nV = randn(2, 2)\nL = (W * V).sum()", {}),
     (
+        "jax_grad_transform",  # jax.grad(f)(x) is torch.func.grad(f)(x), at a point of its own
+        "import jax.numpy as jnp\nfrom jax import grad\ngrad_tanh = grad(jnp.tanh)\n"
+        "print(grad_tanh(2.0))\nprint(grad(grad(jnp.tanh))(2.0))\nx = jnp.arange(4.0)\n"
+        "y = lambda x: (x * x).sum()\ng = grad(y)(x)\nprint(g)",
+        {},
+    ),
+    (
         "print_grad_fn",  # gradtrace's print names matmul's grad_fn MatmulBackward0
         "import torch\nW = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)\n"
         "x = torch.tensor([1.0, -1.0])\ny = W @ x\nprint(y)\nL = y.sum()\nL.backward()",
@@ -428,15 +435,15 @@ def test_a_part_of_the_program_the_writer_does_not_know_is_refused_by_name():
 
 
 def test_a_statement_the_lesson_cannot_write_is_refused_at_its_place():
-    # grad(f), a function transform, has no PyTorch spelling here yet (a condition does now:
-    # PyTorch decides `if` on the values as gradtrace does)
-    source = "x = 2.0\ndef f(t):\n    return t * t\ng = grad(f)(x)\ng"
+    # a grad_fn printed has no text gradtrace and PyTorch share (a condition and grad(f) are
+    # written now: PyTorch decides `if` on the values as gradtrace does, torch.func.grad is grad)
+    source = "x = 2.0\ny = x * 3\nprint(y.grad_fn)\ny"
     run = run_program(source)
     with pytest.raises(ProgramError) as info:
         lessons.code(run)
     e = info.value
-    assert (e.line, e.column, e.code, e.status) == (4, 5, "unsupported", 400)
-    assert e.message.startswith("the PyTorch and JAX lesson cannot write code for 'grad(f)")
+    assert (e.line, e.column, e.code, e.status) == (3, 7, "unsupported", 400)
+    assert e.message == "the PyTorch and JAX lesson cannot write code for 'y.grad_fn' yet"
     body = {"source": source, "lessons": ["code"]}
     r = client.post("/api/trace", params={"lang": "zh"}, json=body)
     assert r.status_code == 400 and "课" in r.json()["error"]["message"]
@@ -512,3 +519,19 @@ def test_conditions_loops_and_defs_are_written_as_python_writes_them():
     assert "while n < 3:\n    y = y * x\n    n = n + 1\n" in data["torch"]
     assert data["jax"] is not None and "def f(t, k=2):\n" in data["jax"]
     compile(data["jax"], "<jax>", "exec")
+
+
+def test_a_gradient_transform_is_torch_func_grad_at_a_point_cut_from_the_graph():
+    data = lessons.code(run_program(SOURCES["jax_grad_transform"]))
+    assert (
+        "grad_tanh = torch.func.grad(torch.tanh)\nprint(grad_tanh(torch.tensor(2.0)))\n"
+        in (data["torch"])
+    )
+    assert (
+        "g = torch.func.grad(y)(torch.as_tensor(x, dtype=torch.float64).detach())\n"
+        in (data["torch"])
+    )
+    assert data["torch_output"].splitlines()[:3] == [
+        "tensor(0.0707)", "tensor(-0.1362)", "tensor([0., 2., 4., 6.])",
+    ]  # fmt: skip
+    assert run_torch(data["torch"]) == data["torch_output"]

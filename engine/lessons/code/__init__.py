@@ -158,7 +158,11 @@ def torch_ending(
         return tail, expected
     for leaf, g in grads.items():
         if g is None:  # PyTorch leaves it None: said as a comment
-            why = f"backward does not reach {leaf}" if node is not None else "at the end"
+            why = (
+                f"backward does not reach {leaf}"
+                if node is not None
+                else "no backward() reached it"
+            )
             tail.append(f"# {leaf}.grad is None: {why}")
             continue
         tail.append(f'print("{leaf}.grad =", {leaf}.grad)')

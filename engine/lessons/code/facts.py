@@ -37,6 +37,8 @@ class Facts:
             if p.node.span is not None:
                 self.pending.setdefault(p.node.span, []).append(p)
         self.spans: dict[int, Span] = {}
+        # the calls that ran a pass of a gradient transform (jax.grad(f)(x), grad(f)(x))
+        self.grad_calls = {p.span for p in run.interpreter.passes.passes if p.kind == "grad"}
 
     def span(self, node: ast.AST) -> Span | None:
         key = id(node)

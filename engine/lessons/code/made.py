@@ -94,6 +94,8 @@ def tensor_text(w: Writer, node: ast.Call, grad: str) -> str:
     asked = any(k.arg == "requires_grad" and getattr(k.value, "value", None) is True
                 for k in node.keywords)  # fmt: skip
     as_floats = grad or asked or w.ctx.callee(node.func)[1] == "Tensor"
+    if lit is None and as_floats:
+        lit = literal(data, bools=True)  # True/False among them: 1.0/0.0
     if lit is not None:
         inner = floats_text(lit) if as_floats else w.expr(data, IFEXP)
     else:
@@ -131,9 +133,22 @@ def language_grad(w: Writer, node: ast.Call, a: Args) -> str:
     """grad(L, x): ∂L/∂x as a graph, to differentiate again (create_graph=True)."""
     torch_only(w, node)
     f, x = a.get("f"), a.get("x")
-    if f is None or x is None:
-        raise w.refuse(node)  # grad(f): a function transform, not written
+    if f is not None and x is None:
+        return transform(w, node, a)
+    if f is None or x is None or set(a.values) - {"f", "x"}:
+        raise w.refuse(node)
     return f"torch.autograd.grad({w.expr(f, IFEXP)}, {w.expr(x, IFEXP)}, create_graph=True)[0]"
+
+
+def transform(w: Writer, node: ast.Call, a: Args) -> str:
+    """grad(f), jax.grad(f), torch.func.grad(f): the function x ↦ ∂f(x)/∂x (its calls:
+    calls.transformed)."""
+    torch_only(w, node)
+    f = a.get("f")
+    if f is None or set(a.values) - {"f", "argnums", "has_aux"}:
+        raise w.refuse(node)
+    options = "".join(f", {k}={w.expr(v, IFEXP)}" for k, v in a.values.items() if k != "f")
+    return f"torch.func.grad({w.expr(f, IFEXP)}{options})"
 
 
 def written(prefix: str) -> Callable[[Writer, ast.Call, Args], str]:
@@ -169,5 +184,6 @@ MADE = {
     "autograd_grad": (written("torch.autograd.grad"), ANY),
     "no_grad": (written("torch.no_grad"), ANY), "enable_grad": (written("torch.enable_grad"), ANY),
     "SGD": (optimizer, ANY), "Adam": (optimizer, ANY), "default_rng": (generator, ANY),
-    **{k: (refused, ANY) for k in ("jax_grad", "seed", "print_settings", "default_dtype")},
+    "jax_grad": (transform, ("f",)),
+    **{k: (refused, ANY) for k in ("seed", "print_settings", "default_dtype")},
 }  # fmt: skip

@@ -49,17 +49,17 @@ def floats_text(v: Any) -> str:
     return repr(float(v))
 
 
-def literal(node: ast.AST) -> Any:
+def literal(node: ast.AST, bools: bool = False) -> Any:
     """The number or nested list of numbers written at `node` (`2`, `-1.5`, `[[1, 2]]`), else
-    None; a bool is not one."""
+    None; a bool is not one, unless `bools` (in a list of numbers, where it is 1 or 0)."""
     try:
         v = ast.literal_eval(node)  # type: ignore[arg-type]
     except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
         return None
-    return v if numbers_only(v) else None
+    return v if numbers_only(v, bools) and not isinstance(v, bool) else None
 
 
-def numbers_only(v: Any) -> bool:
+def numbers_only(v: Any, bools: bool = False) -> bool:
     if isinstance(v, list | tuple):
-        return bool(v) and all(numbers_only(x) for x in v)
-    return isinstance(v, int | float) and not isinstance(v, bool)
+        return bool(v) and all(numbers_only(x, bools) for x in v)
+    return isinstance(v, int | float) and (bools or not isinstance(v, bool))

@@ -29,7 +29,7 @@ from engine.lessons.code.facts import Facts, binds_out, implicit_output
 from engine.lessons.code.grad_fns import grad_fn_of
 from engine.lessons.code.names import GENERATED_NAMES, code_names, program_names
 from engine.lessons.code.text import TERM, floats_text, unwritable
-from engine.lessons.code.translate import Translation, leaf_bindings
+from engine.lessons.code.translate import Translation, assignment_counts, leaf_bindings
 from engine.lessons.code.writer import Context, Writer, import_aliases
 from engine.limits import Limits
 from engine.program import Run, run_program
@@ -82,9 +82,10 @@ def context(run: Run) -> tuple[Context, bool]:
     facts = Facts(run)
     tree = run.source.tree
     built = {n.seq for g in run.grads_built for n in g["nodes"]}
-    names = code_names(run)
-    ctx = Context(run.source, run.scan, facts, names, import_aliases(tree), program_names(tree),
-                  built)  # fmt: skip
+    names = code_names(run, facts)
+    counts = (assignment_counts(tree.body), assignment_counts(tree.body, augmented=False))
+    ctx = Context(run.source, run.scan, facts, names, import_aliases(tree), program_names(run.scan),
+                  built, counts)  # fmt: skip
     return ctx, binds_out(run, facts)
 
 

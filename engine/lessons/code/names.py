@@ -3,13 +3,13 @@ would shadow a name the generated code itself needs (`np`, `torch`, `print`, …
 
 from __future__ import annotations
 
-import ast
 from typing import TYPE_CHECKING
 
 from engine.language.builtins import BUILTINS
-from engine.lessons.code.facts import binds_out
+from engine.lessons.code.facts import Facts, binds_out
 
 if TYPE_CHECKING:
+    from engine.language.scan import Scan
     from engine.program import Run
 
 # The names the generated code reads that the program does not bind: its modules and its
@@ -23,25 +23,17 @@ GENERATED_NAMES = frozenset(
 )
 
 
-def program_names(tree: ast.Module) -> set[str]:
+def program_names(scan: Scan) -> set[str]:
     """Every name the program binds (assignments, loop variables, defs and their parameters),
     not the modules it imports: those the generated code imports itself."""
-    names: set[str] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
-            names.add(node.id)
-        elif isinstance(node, ast.FunctionDef):
-            names.add(node.name)
-        elif isinstance(node, ast.arg):
-            names.add(node.arg)
-    return names
+    return set(scan.assigned) - set(scan.imports)
 
 
-def code_names(run: Run) -> dict[str, str]:
+def code_names(run: Run, facts: Facts | None = None) -> dict[str, str]:
     """Program name -> the name the generated code uses for it (itself, unless it would
     shadow one of the code's own; then with `_` appended until it is unused)."""
-    names = program_names(run.source.tree) | set(run.scan.free)
-    reserved = GENERATED_NAMES | ({"out"} if binds_out(run) else set())
+    names = program_names(run.scan) | set(run.scan.free)
+    reserved = GENERATED_NAMES | ({"out"} if binds_out(run, facts) else set())
     taken = names | reserved
     renamed = {}
     for name in sorted(names & reserved):

@@ -10,6 +10,7 @@ grads) is kept here for the lesson to write (engine/lessons/code/__init__.py).
 from __future__ import annotations
 
 import ast
+import re
 from typing import Any
 
 from engine.autograd.value import Value
@@ -20,6 +21,7 @@ from engine.lessons.code.made import MADE, made, made_text, numpy_text
 from engine.lessons.code.text import BINARY, IFEXP, floats_text, literal
 from engine.lessons.code.writer import Context, Writer
 
+IDENTIFIER = re.compile(r"[^\W\d]\w*")
 # The library's functions that make a tensor (`randn`, `zeros`, `tensor`, `arange`, …).
 CONSTRUCTORS = frozenset(("library", k) for k, (spell, _) in MADE.items() if spell is made)
 # Calls that only PyTorch's code writes, and what JAX's leaves out (a parameter is one of
@@ -68,8 +70,7 @@ class Translation:
         self.tree = ctx.src.tree
         self.out = out  # the bare last expression is bound to `out`
         self.displayed = displayed  # the lines where the run showed a notebook line's value
-        self.assigned = assignment_counts(self.tree.body)
-        self.bound = assignment_counts(self.tree.body, augmented=False)  # for the leaves
+        self.assigned, self.bound = ctx.counts  # `bound`: without x += e (for the leaves)
         self.lines: list[str] = []
         self.params: list[tuple[str, str]] = []  # JAX: (name in the code, its value's text)
         self.named: list[tuple[str, str]] = []  # (name in the code, grad_fn) of named results
@@ -172,8 +173,7 @@ class Translation:
     def param_text(self, name: str, text: str) -> str:
         """A parameter's value at JAX's top, where the program's names are not defined yet:
         one that reads them (`zeros(*x.shape)`) is written as the numbers the run made."""
-        read = {n.id for n in ast.walk(ast.parse(text, mode="eval")) if isinstance(n, ast.Name)}
-        if not read & set(self.ctx.names.values()):
+        if not set(IDENTIFIER.findall(text)) & set(self.ctx.names.values()):
             return text
         v = self.ctx.facts.env[name]
         node = v.node if isinstance(v, Pending) else v

@@ -50,6 +50,8 @@ class Context:
     aliases: dict[str, str]  # a name an import binds -> the module or function it is
     own: set[str]  # the names the program binds (not imports)
     built: set[int] = field(default_factory=set)  # the nodes of gradients built as graphs
+    # how often each name is bound at the program's level, with and without `x += e`
+    counts: tuple[dict[str, int], dict[str, int]] = ({}, {})
 
     def path(self, node: ast.AST) -> str | None:
         """`np.random.randn` as "numpy.random.randn" when its first name is an import."""
@@ -83,17 +85,21 @@ class Context:
 
 
 def import_aliases(tree: ast.Module) -> dict[str, str]:
-    """Each name an import binds, and the module (or module function) it is."""
+    """Each name an import binds, and the module (or module function) it is (imports are
+    statements: the expressions are not walked)."""
     found: dict[str, str] = {}
-    for node in ast.walk(tree):
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
         if isinstance(node, ast.Import):
             for a in node.names:
-                found[a.asname or a.name.split(".")[0]] = (
-                    a.name if a.asname else a.name.split(".")[0]
-                )
+                root = a.name.split(".")[0]
+                found[a.asname or root] = a.name if a.asname else root
         elif isinstance(node, ast.ImportFrom) and node.module:
             for a in node.names:
                 found[a.asname or a.name] = f"{node.module}.{a.name}"
+        for field_name in ("body", "orelse"):
+            todo += [n for n in getattr(node, field_name, []) if isinstance(n, ast.stmt)]
     return found
 
 

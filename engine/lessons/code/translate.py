@@ -1,10 +1,10 @@
 """The program's statements, one by one, as the PyTorch script's lines or the body of JAX's
 `def f(params):` (the code lesson): loops stay loops, defs stay defs, conditions stay
-conditions; a name bound to a literal that the run made a parameter is written as one
-(`torch.tensor(2.0, requires_grad=True)`; in JAX, one of `params`); prints are the program's
-own in a PyTorch program (whose tensors gradtrace prints as PyTorch does) and left out
-otherwise. What is printed after the statements (the named results' grad_fn, the leaves'
-grads) is kept here for the lesson to write (engine/lessons/code/__init__.py).
+conditions, each backward() stays where it is; a name bound to a literal that the run made a
+parameter is written as one (`torch.tensor(2.0, requires_grad=True)`; in JAX, one of
+`params`). PyTorch's code keeps the program's prints, and prints what a notebook line showed;
+JAX's leaves them out. The named results and their grad_fn are kept here for the lesson to
+say after the statements (engine/lessons/code/__init__.py).
 """
 
 from __future__ import annotations
@@ -117,7 +117,7 @@ class Translation:
         elif what in JAX_SKIPS and (kind == "library" or not self.torch):
             pass  # settings that change nothing here; in JAX, parameters are given already
         elif kind == "builtin" and what == "print":
-            if self.torch:  # kept: gradtrace prints a PyTorch program's values as PyTorch
+            if self.torch:  # kept (without torch, the lesson runs the code to say what it prints)
                 self.emit(indent, w.expr(v))
         elif self.stop is st:
             self.stopped = True

@@ -241,9 +241,10 @@ def test_the_code_lesson_s_refusal_is_translated() -> None:
     from engine.program import run_program
 
     with pytest.raises(ProgramError) as info:
-        lessons.code(run_program("x = 2.0\nif x > 1:\n    x = x * 2\nx"))
+        lessons.code(run_program("x = 2.0\ny = x * 3\nprint(y.grad_fn)\ny"))
     assert_translated(info.value.message)
-    assert translate(info.value.message, "zh").startswith("“PyTorch 与 JAX”课程还不能为 'if ")
+    assert translate(info.value.message, "zh").startswith("“PyTorch 与 JAX”课程还不能为 'y.grad_fn")
+    assert info.value.in_language("zh") == "“PyTorch 与 JAX”课程还不能为 'y.grad_fn' 写出代码"
 
 
 # --- functions, control flow, backward and print (engine/words/catalog_zh_flow.py) ----------

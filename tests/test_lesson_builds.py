@@ -45,11 +45,21 @@ def counted(monkeypatch: pytest.MonkeyPatch, module: str, name: str) -> list[int
 
 @pytest.fixture
 def builds(monkeypatch: pytest.MonkeyPatch) -> Callable[[], tuple[int, int]]:
-    """(parses, builds) since the test began; the parse cache starts empty."""
-    engine.program.parse_cached.cache_clear()
-    parses = counted(monkeypatch, "engine.language.parse", "parse")
-    built = counted(monkeypatch, "engine.language.build", "build")
-    return lambda: (len(parses), len(built))
+    """(parses, runs) since the test began: the source read by `ast` and the interpreter run
+    over it; the read cache starts empty."""
+    from engine.language.interpreter import Interpreter
+
+    engine.program.read_cached.cache_clear()
+    parses = counted(monkeypatch, "engine.language.source", "read")
+    runs: list[int] = []
+    original = Interpreter.run
+
+    def counting(self: Interpreter) -> None:
+        runs.append(1)
+        original(self)
+
+    monkeypatch.setattr(Interpreter, "run", counting)
+    return lambda: (len(parses), len(runs))
 
 
 def test_a_page_with_every_lesson_parses_and_builds_once(builds):

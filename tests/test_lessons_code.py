@@ -110,6 +110,144 @@ MORE = [
     ),
 ]
 
+# Programs of several passes (issue 20): each backward() runs where it stands, grads add up
+# across passes, updates under no_grad and optimizers' steps between them; and the Python a
+# program runs on its values (conditions, loops, defs, comprehensions, prints).
+PASSES = [
+    (
+        "passes_accumulate",  # PyTorch prints tensor([2.]) then tensor([5.])
+        "import torch\nx = torch.tensor([1.], requires_grad=True)\ny = x**2\nz = x**3\n"
+        "y.backward()\nprint(x.grad)\nz.backward()\nprint(x.grad)",
+        {},
+    ),
+    (
+        "training_loop_no_grad",
+        "import torch\nw = torch.tensor(1.0, requires_grad=True)\nlr = 0.1\n"
+        "for epoch in range(3):\n    loss = (w * 3 - 2) ** 2\n    loss.backward()\n"
+        "    with torch.no_grad():\n        w -= lr * w.grad\n    w.grad.zero_()\n"
+        "    print(epoch, loss.item())\nprint(w)",
+        {},
+    ),
+    (
+        "optimizer_sgd_momentum",
+        "import torch\nw = torch.tensor([1.0, -1.0], requires_grad=True)\n"
+        "opt = torch.optim.SGD([w], lr=0.1, momentum=0.9)\nfor step in range(4):\n"
+        "    opt.zero_grad()\n    loss = (w ** 2).sum()\n    loss.backward()\n    opt.step()\n"
+        "print(w)",
+        {},
+    ),
+    (
+        "optimizer_adam",
+        "import torch\nw = torch.tensor([1.0, -1.0], requires_grad=True)\n"
+        "b = torch.tensor(0.5, requires_grad=True)\nopt = torch.optim.Adam([w, b], lr=0.05)\n"
+        "for step in range(5):\n    opt.zero_grad()\n    loss = ((w * b - 1) ** 2).sum()\n"
+        "    loss.backward()\n    opt.step()\n    print(f'{step}: {loss.item():.4f}')",
+        {},
+    ),
+    (
+        "retain_graph",
+        "import torch\nx = torch.tensor([2.0, 3.0], requires_grad=True)\ny = (x * x).sum()\n"
+        "y.backward(retain_graph=True)\ny.backward()\nprint(x.grad)",
+        {},
+    ),
+    (
+        "autograd_grad_tuple",
+        "import torch\nx = torch.tensor(3.0, requires_grad=True)\ny = x ** 3\n"
+        "g, = torch.autograd.grad(y, x, create_graph=True)\ng.backward()\nprint(x.grad)",
+        {},
+    ),
+    (
+        "grad_set_to_none",
+        "import torch\nw = torch.tensor(2.0, requires_grad=True)\n(w * w).backward()\n"
+        "w.grad = None\n(w * 3).backward()\nprint(w.grad)",
+        {},
+    ),
+    (
+        "linear_regression",
+        "import torch\nX = torch.linspace(0, 1, 5)\ny = 2 * X + 1\n"
+        "w = torch.tensor(0.0, requires_grad=True)\nb = torch.tensor(0.0, requires_grad=True)\n"
+        "for epoch in range(10):\n    pred = w * X + b\n    loss = ((pred - y) ** 2).mean()\n"
+        "    loss.backward()\n    with torch.no_grad():\n        w -= 0.5 * w.grad\n"
+        "        b -= 0.5 * b.grad\n        w.grad.zero_()\n        b.grad.zero_()\n"
+        "print(w, b)\nprint(loss)",
+        {},
+    ),
+    (
+        "data_and_sub_",
+        "import torch\nw = torch.tensor([1.0, 2.0], requires_grad=True)\nL = (w * w).sum()\n"
+        "L.backward()\nw.data -= 0.1 * w.grad\nw.grad.zero_()\nL2 = (w * w).sum()\n"
+        "L2.backward()\nwith torch.no_grad():\n    w.sub_(0.1 * w.grad)\nprint(w.grad, w)",
+        {},
+    ),
+    (
+        "vjp_seed",
+        "import torch\nx = torch.tensor([1.0, 2.0, 3.0], requires_grad=True)\ny = x * 2\n"
+        "v = torch.tensor([0.1, 1.0, 0.0001])\ny.backward(v)\nprint(x.grad)",
+        {},
+    ),
+    (
+        "printed_values",
+        "import torch\nx = torch.tensor(2.0, requires_grad=True)\ny = x * x + 1\nprint(y)\n"
+        "print('y =', y.item())\nx\ny",
+        {},
+    ),
+    (
+        "generator_of_its_own",
+        "import numpy as np\nimport torch\nrng = np.random.default_rng(3)\n"
+        "w = torch.tensor(rng.standard_normal((3,)), requires_grad=True)\nL = (w * w).sum()\n"
+        "L.backward()\nprint(w.grad)",
+        {},
+    ),
+    (
+        "micrograd_floats",  # without torch: passes of its own, prints as NumPy prints
+        "x = 2.0\ny = -3.0\nfor i in range(2):\n    z = x * y + x\n    z.backward()\n"
+        "    print(i, x.grad)\nL = z",
+        {},
+    ),
+    (
+        "numpy_prints",  # ops computed inside a print are the graph's too
+        "h = 0.0001\na = 2.0\nb = -3.0\nc = 10.0\nd1 = a*b + c\nc += h\nd2 = a*b + c\n"
+        "print('d1', d1)\nprint('slope', (d2 - d1)/h)",
+        {},
+    ),
+    (
+        "control_flow_def",
+        "x = 2.0\ndef f(t, k=2):\n    if t > 1:\n        return t * k\n    elif t > 0:\n"
+        "        return t\n    else:\n        return -t\ny = f(x)\nn = 0\nwhile n < 3:\n"
+        "    y = y * x\n    n += 1\nL = y + f(x, k=3)",
+        {},
+    ),
+    (
+        "comprehension_zip",
+        "w0 = 0.5\nw1 = -1.0\nxs = [1.0, 2.0]\nL = sum([w * x for w, x in zip([w0, w1], xs)])",
+        {},
+    ),
+    ("seed_twice", "seed(3)\nW = randn(2, 2)\nseed(3)\nV = randn(2, 2)\nL = (W * V).sum()", {}),
+    (
+        "jax_grad_transform",  # jax.grad(f)(x) is torch.func.grad(f)(x), at a point of its own
+        "import jax.numpy as jnp\nfrom jax import grad\ngrad_tanh = grad(jnp.tanh)\n"
+        "print(grad_tanh(2.0))\nprint(grad(grad(jnp.tanh))(2.0))\nx = jnp.arange(4.0)\n"
+        "y = lambda x: (x * x).sum()\ng = grad(y)(x)\nprint(g)",
+        {},
+    ),
+    (
+        "print_grad_fn",  # gradtrace's print names matmul's grad_fn MatmulBackward0
+        "import torch\nW = torch.tensor([[1.0, 2.0], [3.0, 4.0]], requires_grad=True)\n"
+        "x = torch.tensor([1.0, -1.0])\ny = W @ x\nprint(y)\nL = y.sum()\nL.backward()",
+        {},
+    ),
+    (
+        "print_before_requires_grad",  # gradtrace prints x as a leaf before requires_grad_()
+        "import torch\nx = torch.arange(4.0)\nprint(x)\nx.requires_grad_(True)\n"
+        "y = 2 * torch.dot(x, x)\ny.backward()\nprint(x.grad)",
+        {},
+    ),
+]
+# The cases whose printed lines are not PyTorch's because of the interpreter itself (reported
+# to the lead; engine/language is theirs): the lesson writes what gradtrace prints.
+INTERPRETER_BUGS: dict[str, str] = {}
+MORE += PASSES
+
 
 def positive_zero_print(*args: Any, **kw: Any) -> None:
     """print, with each float tensor as t + 0.0: -0.0 becomes 0.0, nothing else changes."""
@@ -162,7 +300,22 @@ CASES: list[tuple[str, str, dict[str, Any]]] = [
 ] + MORE
 
 
-@pytest.mark.parametrize(("name", "source", "values"), CASES, ids=[c[0] for c in CASES])
+def marked(cases: list[tuple[str, str, dict[str, Any]]]) -> list[Any]:
+    """The cases as pytest params, those the interpreter's bugs break marked xfail (strict:
+    once fixed, the test says so and the entry goes)."""
+    return [
+        pytest.param(
+            *case,
+            id=case[0],
+            marks=[pytest.mark.xfail(strict=True, reason=INTERPRETER_BUGS[case[0]])]
+            if case[0] in INTERPRETER_BUGS
+            else [],
+        )
+        for case in cases
+    ]
+
+
+@pytest.mark.parametrize(("name", "source", "values"), marked(CASES))
 def test_the_generated_pytorch_code_prints_what_the_panel_says(name, source, values):
     data = lessons.code(run_program(source, values))
     check_grad_fns(data, prints_as_said(data["torch"], data["torch_output"])[1])
@@ -255,34 +408,125 @@ def test_each_spelling_gives_the_same_grads_and_code_that_prints_them(sources):
 # --- what the lesson cannot write: a clear refusal, never a crash --------------------------------
 
 
-def test_a_part_of_the_ir_the_writer_does_not_know_is_refused_by_name():
-    from engine.language import ir
+def test_a_part_of_the_program_the_writer_does_not_know_is_refused_by_name():
+    import ast
+
+    from engine.lessons.code import context
     from engine.lessons.code.writer import Writer
 
-    writer = Writer("torch", {}, {})
-    span = run_program("x = 1\nx").program.body[0].span
-    odd = ir.SSlice(ir.SInt(0), None, None)  # a slice where a whole number is needed
+    run = run_program("x = 1.0\ny = x * 2\ny")
+    writer = Writer(context(run)[0], "torch")
+    odd = ast.parse("x = 1.0\ny = x * 2\ny").body[1].value  # positions of line 2
+    odd = ast.copy_location(ast.Dict(keys=[], values=[]), odd)  # a construct it has no text for
     with pytest.raises(ProgramError) as info:
-        writer.static(odd)
-    assert info.value.code == "unsupported" and "'0:'" in info.value.message
-    with pytest.raises(ProgramError) as info:
-        writer.expr(ir.Note("import torch", span))
-    assert (info.value.line, info.value.column) == (1, 1)
+        writer.expr(odd)
+    assert info.value.code == "unsupported" and (info.value.line, info.value.column) == (2, 5)
+    assert "'x * 2'" in info.value.message
     # x.shape[0] and *x.shape are written as Python writes them (they used to recurse forever)
-    assert writer.static(ir.SShape("x", ir.SInt(0), span)) == "x.shape[0]"
-    assert writer.statics(ir.StaticArg((ir.SShape("x", None, span), ir.SInt(2)), span)) == (
-        "(*x.shape, 2)"
-    )
+    tree = ast.parse("zeros(*x.shape, 2) + x.shape[0]", mode="eval").body
+    assert writer.expr(tree.right) == "x.shape[0]"
+    assert writer.expr(tree.left) == "torch.zeros(*x.shape, 2)"
+    assert writer.expr(ast.parse("zeros(shape=(2, 3))", mode="eval").body) == "torch.zeros((2, 3))"
 
 
 def test_a_statement_the_lesson_cannot_write_is_refused_at_its_place():
-    source = "x = 2.0\nif x > 1:\n    y = x * 2\nelse:\n    y = x\ny"
+    # a grad_fn printed has no text gradtrace and PyTorch share (a condition and grad(f) are
+    # written now: PyTorch decides `if` on the values as gradtrace does, torch.func.grad is grad)
+    source = "x = 2.0\ny = x * 3\nprint(y.grad_fn)\ny"
     run = run_program(source)
     with pytest.raises(ProgramError) as info:
         lessons.code(run)
     e = info.value
-    assert (e.line, e.column, e.code, e.status) == (2, 1, "unsupported", 400)
-    assert e.message.startswith("the PyTorch and JAX lesson cannot write code for 'if ")
+    assert (e.line, e.column, e.code, e.status) == (3, 7, "unsupported", 400)
+    assert e.message == "the PyTorch and JAX lesson cannot write code for 'y.grad_fn' yet"
     body = {"source": source, "lessons": ["code"]}
     r = client.post("/api/trace", params={"lang": "zh"}, json=body)
     assert r.status_code == 400 and "课" in r.json()["error"]["message"]
+
+
+# --- programs of several passes, written as they run --------------------------------------------
+
+SOURCES = {name: source for name, source, _ in PASSES}
+
+
+def test_each_backward_call_is_written_where_the_program_calls_it():
+    data = lessons.code(run_program(SOURCES["passes_accumulate"]))
+    body = data["torch"].split("\n\n", 2)[2]
+    assert "y.backward()\nprint(x.grad)\nz.backward()\nprint(x.grad)\n" in body
+    assert "out.backward()" not in body  # no pass of its own after the program's
+    # the grads added up, as PyTorch prints them: 2, then 2 + 3
+    assert data["torch_output"] == "tensor([2.])\ntensor([5.])\nx.grad = tensor([5.])\n"
+    assert data["jax"] is None and "one backward pass" in data["jax_note"]
+
+
+def test_a_training_loop_stays_a_loop_with_its_update_and_its_zeroing():
+    data = lessons.code(run_program(SOURCES["training_loop_no_grad"]))
+    assert (
+        "for epoch in range(3):\n    loss = (w * 3 - 2)**2\n    loss.backward()\n"
+        "    with torch.no_grad():\n        w -= lr * w.grad\n    w.grad.zero_()\n"
+    ) in data["torch"]
+    assert data["torch_output"].splitlines()[:3] == [
+        "0 1.0",
+        "1 0.6400000000000005",
+        "2 0.40960000000000074",
+    ]
+    assert data["torch_output"].endswith("w.grad = tensor(0.)\n")  # zeroed by the last turn
+
+
+def test_x_plus_equals_is_a_new_value_outside_no_grad_and_an_update_inside():
+    source = (
+        "import torch\nw = torch.tensor(1.0, requires_grad=True)\nh = w * 2\nh += 1\n"
+        "h.backward()\nwith torch.no_grad():\n    w += 1\nprint(w, w.grad)"
+    )
+    data = lessons.code(run_program(source))
+    assert "h = h + 1\n" in data["torch"] and "    w += 1\n" in data["torch"]
+    assert run_torch(data["torch"]) == data["torch_output"]
+
+
+def test_the_code_gives_pytorchs_grads_whatever_the_page_shows():
+    """`=` instead of `+=`, or Kahn's order, is the page's lesson; PyTorch adds, in its order."""
+    source = "x = 0.5\nh = x\nfor i in range(3):\n    h = sin(h) * h\nL = h"
+    plain = lessons.code(run_program(source))
+    for accumulate, order in (("assign", "dfs"), ("add", "kahn"), ("assign", "kahn")):
+        other = lessons.code(run_program(source, accumulate=accumulate, order=order))
+        assert other["torch_output"] == plain["torch_output"]
+        assert other["torch"] == plain["torch"]
+    assert run_torch(plain["torch"]) == plain["torch_output"]
+
+
+def test_a_programs_own_prints_are_printed_as_pytorch_prints():
+    data = lessons.code(run_program(SOURCES["numpy_prints"]))
+    assert "print('d1', d1)\nprint('slope', (d2 - d1) / h)" in data["torch"]
+    assert data["torch_output"].startswith("d1 tensor(4., grad_fn=<AddBackward0>)\nslope tensor(")
+    assert run_torch(data["torch"]) == data["torch_output"]
+    # in a PyTorch program, the lines gradtrace printed are PyTorch's already
+    data = lessons.code(run_program(SOURCES["printed_values"]))
+    assert data["torch_output"].startswith("tensor(5., grad_fn=<AddBackward0>)\ny = 5.0\n")
+    assert "print(x)\n" in data["torch"]  # a notebook line shows its value: printed
+
+
+def test_conditions_loops_and_defs_are_written_as_python_writes_them():
+    data = lessons.code(run_program(SOURCES["control_flow_def"]))
+    assert (
+        "def f(t, k=2):\n    if t > 1:\n        return t * k\n    elif t > 0:\n        return t\n"
+        "    else:\n        return -t\n"
+    ) in data["torch"]
+    assert "while n < 3:\n    y = y * x\n    n = n + 1\n" in data["torch"]
+    assert data["jax"] is not None and "def f(t, k=2):\n" in data["jax"]
+    compile(data["jax"], "<jax>", "exec")
+
+
+def test_a_gradient_transform_is_torch_func_grad_at_a_point_cut_from_the_graph():
+    data = lessons.code(run_program(SOURCES["jax_grad_transform"]))
+    assert (
+        "grad_tanh = torch.func.grad(torch.tanh)\nprint(grad_tanh(torch.tensor(2.0)))\n"
+        in (data["torch"])
+    )
+    assert (
+        "g = torch.func.grad(y)(x.detach())\n"  # x a parameter (bound to a constructor)
+        in (data["torch"])
+    )
+    assert data["torch_output"].splitlines()[:3] == [
+        "tensor(0.0707)", "tensor(-0.1362)", "tensor([0., 2., 4., 6.])",
+    ]  # fmt: skip
+    assert run_torch(data["torch"]) == data["torch_output"]

@@ -38,3 +38,18 @@ def test_the_api_answers_a_long_chain_with_every_lesson_without_a_500() -> None:
     assert set(r.json()["lessons"]) == set(LESSONS)
     r = client.get("/api/svg", params={"source": source})
     assert r.status_code in (200, 413), r.text[:300]
+
+
+def test_every_lesson_answers_a_long_chain_in_a_pytorch_program() -> None:
+    """The same chains where the interpreter does not ask whether they are a parameter (a
+    PyTorch program): every lesson answers, and the code lesson writes the chain back."""
+    client = TestClient(app, raise_server_exceptions=False)
+    source = (
+        f"import torch\nw = torch.ones({chain()}, requires_grad=True)\n"
+        f"L = torch.sum(w * w * ({chain()}))"
+    )
+    r = client.post("/api/trace", json={"source": source, "lessons": list(LESSONS)})
+    assert r.status_code == 200, r.text[:300]
+    assert set(r.json()["lessons"]) == set(LESSONS)
+    torch_code = r.json()["lessons"]["code"]["torch"]
+    assert f"w = torch.ones({' + '.join(['1'] * TERMS)}, requires_grad=True)" in torch_code

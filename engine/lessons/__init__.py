@@ -21,6 +21,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from engine.errors import ProgramError
+from engine.lessons.code import code
 from engine.lessons.compare import compare_assign
 from engine.lessons.forward import forward_mode
 from engine.lessons.gradcheck import GradcheckOptions, gradcheck
@@ -34,13 +35,6 @@ from engine.program import Run
 from engine.tracing.cost import AnswerBudget
 
 Lesson = Callable[..., dict[str, Any]]
-
-
-def code(run: Run) -> dict[str, Any]:
-    """Lesson 7 (engine/lessons/code), loaded when asked for."""
-    from engine.lessons.code import code as write
-
-    return write(run)
 
 
 LESSONS: dict[str, Lesson] = {

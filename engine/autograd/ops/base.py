@@ -182,9 +182,8 @@ class Op:
     What the lessons read (every op states each; tests/test_op_facts.py checks them all):
     `jvp(x, t, out)` its forward-mode rule and `jvp_rule` that rule as the page writes it;
     `saves(needs)` the forward values its backward reads; `grad_fn(inputs)` PyTorch's name for
-    its node; `torch_name`, `jax_name` the functions that compute it in each framework, and
-    `written_as` how the code lesson writes a call of it; `kink` and `kink_at` where its
-    derivative jumps (the gradient check flags a nudge across one).
+    its node; `torch_name`, `jax_name` the functions that compute it in each framework (the
+    code lesson writes its calls with them); `kink` and `kink_at` where its derivative jumps (the gradient check flags a nudge across one).
     """
 
     name: ClassVar[str]
@@ -216,7 +215,6 @@ class Op:
     jax_name: ClassVar[str | None]
     # How the code lesson writes a call of it: the name of engine.lessons.code.writer.Writer's
     # method for that form ("by_name": the function above, applied to the arguments).
-    written_as: ClassVar[str] = "by_name"
     # Its derivative jumps somewhere (relu and abs at 0, max and min at a tie, clamp at its
     # bounds): a central difference across that point is not a derivative.
     kink: ClassVar[bool] = False

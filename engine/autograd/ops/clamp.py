@@ -20,7 +20,7 @@ class Clamp(Op):
     name, symbol, rules = "clamp", "clamp", ("ū·[lo ≤ {0} ≤ hi]",)
     function, keywords = "clamp", ("min", "max")
     jvp_rule, saved, grad_fn_name = "[{lo} ≤ {0} ≤ {hi}]·{d0}", ("in0",), "ClampBackward1"
-    torch_name, jax_name, written_as = "torch.clamp", "jnp.clip", "clamp"
+    torch_name, jax_name = "torch.clamp", "jnp.clip"
     kink = True  # at each bound
 
     def __init__(self, lo: float | None = None, hi: float | None = None) -> None:

@@ -28,7 +28,7 @@ class Cat(Op):
     rules = ("ū's slice where {0} sits",)
     arity, function, keywords = 0, "cat", ("axis",)  # arity 0: any number, written as a list
     jvp_rule, saved, grad_fn_name = "cat({all})", (), "CatBackward0"
-    torch_name, jax_name, written_as = "torch.cat", "jnp.concatenate", "join"
+    torch_name, jax_name = "torch.cat", "jnp.concatenate"
 
     def __init__(self, axis: int = 0, count: int = 1) -> None:
         self.axis = axis
@@ -84,7 +84,7 @@ class Stack(Op):
     rules = ("ū's entry where {0} sits",)
     arity, function, keywords = 0, "stack", ("axis",)  # arity 0: any number, written as a list
     jvp_rule, saved, grad_fn_name = "stack({all})", (), "StackBackward0"
-    torch_name, jax_name, written_as = "torch.stack", "jnp.stack", "join"
+    torch_name, jax_name = "torch.stack", "jnp.stack"
 
     def __init__(self, axis: int = 0, count: int = 1) -> None:
         self.axis = axis

@@ -33,7 +33,7 @@ class MatMul(Op):
     name, symbol, rules = "matmul", "@", ("ū·{1}ᵀ", "{0}ᵀ·ū")
     arity, operator, function = 2, "@", "matmul"
     jvp_rule = "{d0}@{1} + {0}@{d1}"
-    torch_name, jax_name, written_as = "torch.matmul", "jnp.matmul", "matmul"
+    torch_name, jax_name = "torch.matmul", "jnp.matmul"
 
     def jvp(self, x: Sequence[Array], t: Sequence[Array], out: Array) -> Array:
         (a, b), (ta, tb) = x, t

@@ -23,7 +23,7 @@ class Softmax(Op):
     name, symbol, rules = "softmax", "softmax", ("{out}·(ū − Σ ū·{out})",)
     function, keywords, method = "softmax", ("axis",), True
     jvp_rule, saved, grad_fn_name = "{out}·({d0} − Σ {out}·{d0})", ("out",), "SoftmaxBackward0"
-    torch_name, jax_name, written_as = "torch.softmax", "jax.nn.softmax", "softmax"
+    torch_name, jax_name = "torch.softmax", "jax.nn.softmax"
 
     def __init__(self, axis: int = -1) -> None:
         self.axis = axis
@@ -79,7 +79,7 @@ class CrossEntropy(Op):
     jvp_rule = "Σ (softmax({0}) − onehot(t))·{d0} / N"
     saved, grad_fn_name = ("in0",), "NllLossBackward0"
     # JAX has no cross-entropy of its own: the lesson writes it with jax.nn.log_softmax
-    torch_name, jax_name, written_as = "F.cross_entropy", None, "cross_entropy"
+    torch_name, jax_name = "F.cross_entropy", None
 
     def __init__(self, labels: int | Sequence[int]) -> None:
         try:
@@ -153,7 +153,7 @@ class Mse(Op):
     arity, function = 2, "mse"
     jvp_rule, saved, grad_fn_name = "Σ 2({0}−{1})({d0}−{d1})/n", ("in0", "in1"), "MseLossBackward0"
     # JAX has no mse of its own: the lesson writes ((p - y)**2).mean()
-    torch_name, jax_name, written_as = "F.mse_loss", None, "mse"
+    torch_name, jax_name = "F.mse_loss", None
 
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         broadcast_shape(*shapes)

@@ -34,7 +34,7 @@ class Sum(Op):
     name, symbol, rules = "sum", "sum", ("ū broadcast to {0}'s shape",)
     function, keywords, method = "sum", ("axis", "keepdims"), True
     jvp_rule, saved = "Σ {d0}", ()
-    torch_name, jax_name, written_as = "torch.sum", "jnp.sum", "reduction"
+    torch_name, jax_name = "torch.sum", "jnp.sum"
 
     def __init__(self, axis: Any = None, keepdims: bool = False) -> None:
         self.axis = axis

@@ -28,7 +28,7 @@ class Reshape(Op):
     name, symbol, rules = "reshape", "reshape", ("ū reshaped to {0}'s shape",)
     function, method = "reshape", True
     jvp_rule, saved = "reshape {d0}", ()
-    torch_name, jax_name, written_as = "torch.reshape", "jnp.reshape", "reshape"
+    torch_name, jax_name = "torch.reshape", "jnp.reshape"
 
     def __init__(self, shape: tuple[int, ...]) -> None:
         self.shape = tuple(shape)
@@ -88,7 +88,7 @@ class Transpose(Op):
     name, symbol, rules = "transpose", "ᵀ", ("ū transposed back",)
     operator, function, keywords, method = ".T", "transpose", ("axes",), True
     jvp_rule, saved, grad_fn_name = "{d0} transposed", (), "PermuteBackward0"
-    torch_name, jax_name, written_as = "torch.permute", "jnp.transpose", "transpose"
+    torch_name, jax_name = "torch.permute", "jnp.transpose"
 
     def __init__(self, axes: tuple[int, ...] | None = None) -> None:
         self.axes = None if axes is None else tuple(axes)

@@ -1,360 +1,349 @@
-"""The parsed program's expressions as Python text, for PyTorch or for JAX (the code lesson).
+"""The program's expressions as Python text for PyTorch or for JAX (the code lesson): its own
+syntax tree written back, its names kept (or renamed, names.py), its functions spelled as
+each framework spells them (spellings.py, methods.py), with Python's precedence.
 
-Operators are written with the Python operator each op has in the op registry
-(`engine.autograd.ops.OPS`); a call of an op as its class says (`written_as`: the name of the
-Writer method for that form), with the framework's own function for it (`torch_name`,
-`jax_name`).
+A long flat chain `x + x + … + x` is written with a loop down its left operands: the language
+lets such a chain run to max_nodes terms, far past Python's recursion limit (everything else
+nests at most max_depth deep). What the writer has no spelling for is refused at its place.
 """
 
 from __future__ import annotations
 
+import ast
+from dataclasses import dataclass, field
 from typing import Any
 
-import numpy as np
-
-from engine.autograd.ops import FUNCTIONS, OPS, LogSoftmax, Mean, Op
-from engine.autograd.value import Value
 from engine.errors import ProgramError
-from engine.language import flow_ir as fx
-from engine.language import ir
-from engine.language.build_names import CONSTRUCTED
-
-# Python's binding strength of each binary operator (a higher one binds tighter).
-PREC = {"+": 1, "-": 1, "*": 2, "/": 2, "@": 2, "**": 4}
-
-
-def number_text(v: float) -> str:
-    return repr(float(v)) if not float(v).is_integer() or abs(v) >= 1e15 else str(int(v))
-
-
-def array_text(a: np.ndarray) -> str:
-    return repr(np.asarray(a, dtype=np.float64).tolist())
-
-
-def unwritable(node: Any) -> ProgramError:
-    """The lesson's answer for a part of the program it has no code for: a clear refusal at
-    that part (never a crash, never code that computes something else)."""
-    text = str(node).split("\n")[0]
-    text = text if len(text) <= 60 else text[:59] + "…"
-    span = getattr(node, "span", None)
-    return ProgramError(
-        f"the PyTorch and JAX lesson cannot write code for '{text}' yet",
-        getattr(span, "line", None),
-        getattr(span, "column", None),
-        end_line=getattr(span, "end_line", None),
-        end_column=getattr(span, "end_column", None),
-        code="unsupported",
-    )
+from engine.language.scan import Scan
+from engine.language.source import Source
+from engine.lessons.code.facts import Facts
+from engine.lessons.code.text import (
+    AND,
+    ATOM,
+    BINARY,
+    BOR,
+    COMPARE,
+    COMPARISONS,
+    DOUBLE,
+    IFEXP,
+    LAMBDA,
+    NOT,
+    OR,
+    POWER,
+    SINGLE,
+    UNARY,
+    UNARY_OPS,
+    number_text,
+    unwritable,
+)  # fmt: skip
+from engine.library.names import BARE, CONSTANTS, MODULES
 
 
-def range_text(start: str, stop: str, step: str) -> str:
-    """range's arguments as Python writes them shortest: `3`, `1, 3`, `0, 6, 2`."""
-    if step != "1":
-        return f"{start}, {stop}, {step}"
-    return stop if start == "0" else f"{start}, {stop}"
+@dataclass(eq=False)
+class Context:
+    """What both writers read: the program, its run's facts, the names the code gives it."""
+
+    src: Source
+    scan: Scan
+    facts: Facts
+    names: dict[str, str]  # program name -> name in the code (names.code_names)
+    aliases: dict[str, str]  # a name an import binds -> the module or function it is
+    own: set[str]  # the names the program binds (not imports)
+    built: set[int] = field(default_factory=set)  # the nodes of gradients built as graphs
+    # how often each name is bound at the program's level, with and without `x += e`
+    counts: tuple[dict[str, int], dict[str, int]] = ({}, {})
+
+    def path(self, node: ast.AST) -> str | None:
+        """`np.random.randn` as "numpy.random.randn" when its first name is an import."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name) or node.id in self.own or node.id not in self.aliases:
+            return None
+        return ".".join([self.aliases[node.id], *reversed(parts)])
+
+    def callee(self, func: ast.expr) -> tuple[str, str]:
+        """What a call calls: ("library", its library name), ("builtin", name), ("module",
+        path), ("method", attribute) of a value, or ("program", "") for the program's own."""
+        from engine.library.builtins import BUILTINS
+
+        path = self.path(func)
+        if path is not None:
+            module, _, attr = path.rpartition(".")
+            if module in MODULES and attr in MODULES[module]:
+                return "library", str(MODULES[module][attr])
+            return "module", path
+        if isinstance(func, ast.Attribute):
+            return "method", func.attr
+        if isinstance(func, ast.Name) and func.id not in self.own:
+            if func.id in BUILTINS:
+                return "builtin", func.id
+            if func.id in BARE:
+                return "library", str(BARE[func.id])
+        return "program", ""
 
 
-def is_literal(e: Any) -> bool:
-    """A constant written out (a number, a list, a constructor): const() of it is one node."""
-    return isinstance(e, ir.Num | ir.Array) or (isinstance(e, ir.Call) and e.func in CONSTRUCTED)
+def import_aliases(tree: ast.Module) -> dict[str, str]:
+    """Each name an import binds, and the module (or module function) it is (imports are
+    statements: the expressions are not walked)."""
+    found: dict[str, str] = {}
+    todo: list[ast.stmt] = list(tree.body)
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                root = a.name.split(".")[0]
+                found[a.asname or root] = a.name if a.asname else root
+        elif isinstance(node, ast.ImportFrom) and node.module:
+            for a in node.names:
+                found[a.asname or a.name] = f"{node.module}.{a.name}"
+        for field_name in ("body", "orelse"):
+            todo += [n for n in getattr(node, field_name, []) if isinstance(n, ast.stmt)]
+    return found
 
 
 class Writer:
-    """Turns the IR into Python text for one framework ("torch" or "jax")."""
+    """Writes expressions for one framework: "torch" or "jax"."""
 
-    def __init__(
-        self, flavour: str, nodes_by_span: dict[Any, Value], names: dict[str, str]
-    ) -> None:
+    def __init__(self, ctx: Context, flavour: str) -> None:
+        self.ctx = ctx
         self.flavour = flavour
         self.torch = flavour == "torch"
-        self.by_span = nodes_by_span
-        self.names = names  # program name -> name in the code (see names.code_names)
+
+    def refuse(self, node: Any) -> ProgramError:
+        return unwritable(self.ctx.src, node)
 
     def name(self, name: str) -> str:
-        return self.names.get(name, name)
+        return self.ctx.names.get(name, name)
 
-    # static ints ----------------------------------------------------------------------------
-    def static(self, s: Any) -> str:
-        # A flat chain `1 + 1 + …` may be longer than Python's recursion limit: its left spine
-        # is written in a loop.
-        spine: list[ir.SBin] = []
-        while isinstance(s, ir.SBin):
-            spine.append(s)
-            s = s.left
-        text = self.static_atom(s)
-        for node in reversed(spine):
-            text = f"({text} {node.op} {self.static(node.right)})"
-        return text
+    def expr(self, node: ast.AST, prec: int = 0) -> str:
+        text, own = self.written(node)
+        return f"({text})" if own < prec else text
 
-    def static_atom(self, s: Any) -> str:
-        """A whole number that is not an operator: a literal, a loop variable or a name bound
-        to an int, or a length of a value (`x.shape[0]`; `*x.shape` inside a shape)."""
-        if isinstance(s, ir.SInt):
-            return str(s.value)
-        if isinstance(s, ir.SVar):
-            return self.name(s.name)
-        if isinstance(s, ir.SShape):
-            if s.axis is None:
-                return f"*{self.name(s.name)}.shape"
-            return f"{self.name(s.name)}.shape[{self.static(s.axis)}]"
-        raise unwritable(s)  # anything else: refused by name, never recursed into
+    def written(self, node: ast.AST) -> tuple[str, int]:
+        """`node` as text, and the binding strength of what was written."""
+        handler: Any = HANDLERS.get(type(node))
+        if handler is None:
+            raise self.refuse(node)
+        return handler(self, node)  # type: ignore[no-any-return]
 
-    def statics(self, arg: Any) -> str:
-        value = arg.value if isinstance(arg, ir.StaticArg) else arg
-        parts = value if isinstance(value, tuple) else (value,)
-        inner = ", ".join(self.static(p) for p in parts)
-        return f"({inner},)" if len(parts) == 1 else f"({inner})"
+    # --- atoms --------------------------------------------------------------------------------
+    def constant(self, node: ast.Constant) -> tuple[str, int]:
+        v = node.value
+        if isinstance(v, str | bool) or v is None:
+            return repr(v), ATOM
+        if isinstance(v, int | float):
+            text = number_text(v)
+            return text, UNARY if text.startswith("-") else ATOM
+        raise self.refuse(node)
 
-    def axis(self, a: Any) -> str:
-        if a is None:
-            return "None"
-        if isinstance(a, tuple):
-            return "(" + ", ".join(self.static(x) for x in a) + ("," if len(a) == 1 else "") + ")"
-        return self.static(a)
+    def variable(self, node: ast.Name) -> tuple[str, int]:
+        kind, what = self.ctx.callee(node)
+        if kind == "library" and node.id not in self.ctx.scan.free:
+            from engine.lessons.code.calls import function_value
 
-    def key(self, parts: tuple[Any, ...]) -> str:
-        """An index: ints and slices, and index lists (a list, a range, a name bound to labels),
-        which JAX takes only as arrays."""
-        out = []
-        for k in parts:
-            if isinstance(k, ir.SSlice):
-                text = (self.static(k.start) if k.start else "") + ":"
-                text += self.static(k.stop) if k.stop else ""
-                text += (":" + self.static(k.step)) if k.step else ""
-                out.append(text)
-            elif isinstance(k, ir.SList):
-                items = "[" + ", ".join(self.static(i) for i in k.items) + "]"
-                out.append(items if self.torch else f"jnp.array({items})")
-            elif isinstance(k, ir.SRange):
-                bounds = range_text(*(self.static(b) for b in (k.start, k.stop, k.step)))
-                out.append(f"range({bounds})" if self.torch else f"jnp.arange({bounds})")
-            elif isinstance(k, ir.Name):
-                out.append(self.name(k.id))
+            return function_value(self, what, node), ATOM
+        if kind == "module":
+            raise self.refuse(node)
+        return self.name(node.id), ATOM
+
+    def attribute(self, node: ast.Attribute) -> tuple[str, int]:
+        path = self.ctx.path(node)
+        if path is not None:
+            module, _, attr = path.rpartition(".")
+            if attr in CONSTANTS and module in ("math", "numpy", "torch", "jax.numpy"):
+                value = CONSTANTS[attr]
+                return (
+                    (number_text(value), ATOM) if value != float("inf") else ('float("inf")', ATOM)
+                )
+            if module == "torch" and attr in ("float64", "double", "float32", "float"):
+                return "torch.float64" if self.torch else "jnp.float64", ATOM
+            if module in MODULES and attr in MODULES[module]:
+                from engine.lessons.code.calls import function_value
+
+                return function_value(self, str(MODULES[module][attr]), node), ATOM
+            raise self.refuse(node)
+        from engine.lessons.code.methods import attribute_of
+
+        return attribute_of(self, node), ATOM
+
+    def subscript(self, node: ast.Subscript) -> tuple[str, int]:
+        key = node.slice
+        parts = key.elts if isinstance(key, ast.Tuple) and key.elts else [key]
+        op = self.ctx.facts.op_at(node)
+        lists = op.op.key if op is not None and op.op is not None and op.op.name == "gather" else ()  # type: ignore[attr-defined]
+        text = ", ".join(
+            self.key_part(p, i < len(lists) and isinstance(lists[i], tuple))
+            for i, p in enumerate(parts)
+        )
+        if isinstance(key, ast.Tuple) and len(key.elts) == 1:
+            text += ","
+        return f"{self.expr(node.value, ATOM)}[{text}]", ATOM
+
+    def key_part(self, p: ast.expr, listed: bool = False) -> str:
+        """One part of an index; in JAX an index list is an array (`listed`: the run read a
+        list of indices there)."""
+        if isinstance(p, ast.Slice):
+            text = (self.expr(p.lower) if p.lower else "") + ":"
+            text += self.expr(p.upper) if p.upper else ""
+            return text + (":" + self.expr(p.step) if p.step else "")
+        if self.torch or not (listed or isinstance(p, ast.List | ast.Tuple | ast.Call)):
+            return self.expr(p)
+        if isinstance(p, ast.Call) and self.ctx.callee(p.func) == ("builtin", "range"):
+            return f"jnp.arange({self.arguments(p)})"
+        return f"jnp.asarray({self.expr(p)})"  # JAX indexes with arrays, not lists or ranges
+
+    # --- operators ----------------------------------------------------------------------------
+    def binop(self, node: ast.BinOp) -> tuple[str, int]:
+        spine: list[ast.BinOp] = [node]
+        while isinstance(spine[-1].left, ast.BinOp):
+            spine.append(spine[-1].left)
+        first = spine[-1]
+        text = self.operand(first.left, first, self.left_prec(first))
+        own = ATOM
+        for link in reversed(spine):
+            symbol, own = BINARY.get(type(link.op), ("", -1))
+            if not symbol:
+                raise self.refuse(link)
+            if spine[-1] is not link:
+                text = f"({text})" if self.left_prec(link) > self.inner_prec(link.left) else text
+            right = self.operand(link.right, link, own + 1 if own != POWER else UNARY)
+            text = f"{text}**{right}" if own == POWER else f"{text} {symbol} {right}"
+        return text, own
+
+    @staticmethod
+    def left_prec(link: ast.BinOp) -> int:
+        own = BINARY.get(type(link.op), ("", 0))[1]
+        return own if own != POWER else POWER + 1
+
+    @staticmethod
+    def inner_prec(node: ast.expr) -> int:
+        return BINARY.get(type(node.op), ("", ATOM))[1] if isinstance(node, ast.BinOp) else ATOM
+
+    def operand(self, node: ast.expr, op: ast.BinOp, prec: int) -> str:
+        """One side of a binary operator: a list beside a tensor is a tensor in PyTorch."""
+        if self.torch and isinstance(node, ast.List | ast.Tuple) and self.ctx.facts.op_at(op):
+            return f"torch.tensor({self.expr(node)})"
+        return self.expr(node, prec)
+
+    def unary(self, node: ast.UnaryOp) -> tuple[str, int]:
+        symbol = UNARY_OPS[type(node.op)]
+        own = NOT if isinstance(node.op, ast.Not) else UNARY
+        return symbol + self.expr(node.operand, own), own
+
+    def boolop(self, node: ast.BoolOp) -> tuple[str, int]:
+        own = AND if isinstance(node.op, ast.And) else OR
+        word = " and " if own == AND else " or "
+        return word.join(self.expr(v, own + 1) for v in node.values), own
+
+    def compare(self, node: ast.Compare) -> tuple[str, int]:
+        text = self.expr(node.left, COMPARE + 1)
+        for op, right in zip(node.ops, node.comparators, strict=True):
+            text += f" {COMPARISONS[type(op)]} {self.expr(right, COMPARE + 1)}"
+        return text, COMPARE
+
+    def if_expression(self, node: ast.IfExp) -> tuple[str, int]:
+        body, test = self.expr(node.body, OR), self.expr(node.test, OR)
+        return f"{body} if {test} else {self.expr(node.orelse, IFEXP)}", IFEXP
+
+    # --- containers, functions, strings -------------------------------------------------------
+    def sequence(self, node: ast.List | ast.Tuple | ast.Set) -> tuple[str, int]:
+        items = ", ".join(self.item(e) for e in node.elts)
+        if isinstance(node, ast.List):
+            return f"[{items}]", ATOM
+        if isinstance(node, ast.Set):
+            return "{" + items + "}", ATOM
+        return f"({items}{',' if len(node.elts) == 1 else ''})", ATOM
+
+    def item(self, e: ast.expr) -> str:
+        if isinstance(e, ast.Starred):
+            return "*" + self.expr(e.value, BOR)
+        return self.expr(e, IFEXP)
+
+    def comprehension(self, node: ast.ListComp | ast.GeneratorExp) -> tuple[str, int]:
+        parts = [self.expr(node.elt, IFEXP)]
+        for g in node.generators:
+            parts.append(f"for {self.target(g.target)} in {self.expr(g.iter, OR)}")
+            parts += [f"if {self.expr(c, OR)}" for c in g.ifs]
+        inner = " ".join(parts)
+        return (f"[{inner}]" if isinstance(node, ast.ListComp) else f"({inner})"), ATOM
+
+    def target(self, node: ast.expr) -> str:
+        """An assignment's or a loop's target, a tuple of them without brackets."""
+        if isinstance(node, ast.Tuple) and node.elts:
+            items = ", ".join(self.item(e) for e in node.elts)
+            return items + ("," if len(node.elts) == 1 else "")
+        return self.expr(node)
+
+    def lambda_expression(self, node: ast.Lambda) -> tuple[str, int]:
+        params = self.parameters(node.args)
+        return f"lambda{' ' if params else ''}{params}: {self.expr(node.body)}", LAMBDA
+
+    def parameters(self, a: ast.arguments) -> str:
+        if a.vararg or a.kwarg or a.kwonlyargs or a.posonlyargs:
+            raise self.refuse(a.vararg or a.kwarg or (a.kwonlyargs or a.posonlyargs)[0])
+        plain = len(a.args) - len(a.defaults)
+        return ", ".join(
+            self.name(p.arg)
+            if i < plain
+            else f"{self.name(p.arg)}={self.expr(a.defaults[i - plain])}"
+            for i, p in enumerate(a.args)
+        )
+
+    def fstring(self, node: ast.JoinedStr) -> tuple[str, int]:
+        body, exprs = self.fstring_body(node)
+        quote = next((q for q in ('"', "'") if all(q not in e for e in exprs)), None)
+        if quote is None:
+            raise self.refuse(node)
+        for mark, q in ((SINGLE, "'"), (DOUBLE, '"')):
+            body = body.replace(mark, "\\" + q if q == quote else q)
+        return "f" + quote + body + quote, ATOM
+
+    def fstring_body(self, node: ast.JoinedStr) -> tuple[str, list[str]]:
+        """The text between an f-string's quotes (its quote marks as SINGLE and DOUBLE, for
+        the caller to escape), and the expressions in it."""
+        parts: list[str] = []
+        exprs: list[str] = []
+        for v in node.values:
+            if isinstance(v, ast.Constant):
+                text = repr(str(v.value))[1:-1].replace("\\'", "'")
+                text = text.replace("'", SINGLE).replace('"', DOUBLE)
+                parts.append(text.replace("{", "{{").replace("}", "}}"))
+            elif isinstance(v, ast.FormattedValue):
+                inner = self.expr(v.value, IFEXP)
+                exprs.append(inner)
+                conversion = "" if v.conversion == -1 else "!" + chr(v.conversion)
+                spec = ""
+                if isinstance(v.format_spec, ast.JoinedStr):
+                    spec_text, spec_exprs = self.fstring_body(v.format_spec)
+                    spec, exprs = ":" + spec_text, exprs + spec_exprs
+                pad = " " if inner.startswith("{") else ""
+                parts.append("{" + pad + inner + conversion + spec + "}")
             else:
-                out.append(self.static(k))
-        return ", ".join(out)
+                raise self.refuse(v)
+        return "".join(parts), exprs
 
-    # expressions ----------------------------------------------------------------------------
-    def expr(self, e: Any, prec: int = 0) -> str:
-        if isinstance(e, ir.Num):
-            return number_text(e.value)
-        if isinstance(e, ir.Array):
-            return ("torch.tensor(" if self.torch else "jnp.array(") + array_text(e.value) + ")"
-        if isinstance(e, ir.Name):
-            return self.name(e.id)
-        if isinstance(e, ir.Labels):
-            v = list(e.value) if isinstance(e.value, tuple) else e.value
-            return f"torch.tensor({v})" if self.torch else f"jnp.array({v})"
-        if isinstance(e, ir.BinOp):
-            return self.binop(e, prec)
-        if isinstance(e, ir.Neg):
-            text = "-" + self.expr(e.operand, 3)
-            return f"({text})" if prec > 3 else text
-        if isinstance(e, ir.Index):
-            return f"{self.expr(e.value, 9)}[{self.key(e.key)}]"
-        if isinstance(e, ir.Call):
-            return self.call(e, prec)
-        if isinstance(e, ir.IntOf):  # a length (`x.shape[0]`): a Python int in both codes
-            return self.static(e.value)
-        if isinstance(e, ir.Items):  # cat's and stack's list of values
-            return "[" + ", ".join(self.as_tensor(x) for x in e.items) + "]"
-        if isinstance(e, fx.Lambda | fx.CallFn):
-            return self.function(e, prec)
-        raise unwritable(e)
+    def call(self, node: ast.Call) -> tuple[str, int]:
+        from engine.lessons.code.calls import call_text
 
-    def function(self, e: fx.Lambda | fx.CallFn, prec: int) -> str:
-        """A lambda, and a call of one or of a name bound to one, as Python writes them: both
-        frameworks run them as they are (gradtrace inlines each call)."""
-        if isinstance(e, fx.CallFn):
-            if not isinstance(e.func, fx.Lambda | ir.Name):
-                raise unwritable(e)  # jax.grad(f)(x) and the like: not generated
-            args = [self.expr(a) for a in e.args] + [f"{k}={self.expr(v)}" for k, v in e.kwargs]
-            return f"{self.expr(e.func, 9)}({', '.join(args)})"
-        plain = len(e.params) - len(e.defaults)
-        params = ", ".join(
-            self.name(p) if i < plain else f"{self.name(p)}={self.expr(e.defaults[i - plain])}"
-            for i, p in enumerate(e.params)
-        )
-        text = f"lambda{' ' if params else ''}{params}: {self.expr(e.body)}"
-        return f"({text})" if prec > 0 else text
+        return call_text(self, node)
 
-    def binop(self, e: ir.BinOp, prec: int) -> str:
-        """A chain of binary operators, written without recursing down its left operands: the
-        language lets `x + x + … + x` run to max_nodes terms (only its right operands, and
-        everything else, count towards max_depth), far past Python's recursion limit."""
-        spine: list[tuple[ir.BinOp, int]] = []  # each operator and the precedence around it
-        cur: Any = e
-        while isinstance(cur, ir.BinOp):
-            spine.append((cur, prec))
-            symbol = OPS[cur.op].operator or ""
-            prec = PREC[symbol] + (1 if symbol == "**" else 0)  # what its left operand gets
-            cur = cur.left
-        text = self.expr(cur, prec)
-        for node, around in reversed(spine):
-            symbol = OPS[node.op].operator or ""
-            p = PREC[symbol]
-            right = self.expr(node.right, p + (0 if symbol == "**" else 1))
-            text = f"{text}**{right}" if symbol == "**" else f"{text} {symbol} {right}"
-            if p < around:
-                text = f"({text})"
-        return text
+    def arguments(self, node: ast.Call, skip: int = 0) -> str:
+        """A call's arguments as written (after the first `skip`)."""
+        parts = [self.item(a) for a in node.args[skip:]]
+        for kw in node.keywords:
+            if kw.arg is None:
+                raise self.refuse(kw.value)
+            parts.append(f"{kw.arg}={self.expr(kw.value, IFEXP)}")
+        return ", ".join(parts)
 
-    def call(self, e: ir.Call, prec: int) -> str:
-        f = e.func
-        if f in CONSTRUCTED:
-            return self.constructor(e, leaf=False)
-        if f in ("const", "detach"):
-            return self.detach(e, prec)
-        if f == "grad":
-            return self.grad(e, prec)
-        cls = FUNCTIONS.get(f)
-        if cls is None:
-            raise unwritable(e)
-        write = getattr(self, cls.written_as)  # the op says which of the methods below
-        return write(e, cls, prec)  # type: ignore[no-any-return]
 
-    def fn(self, cls: type[Op]) -> str:
-        """The op's function in this framework (torch.tanh, jax.nn.sigmoid)."""
-        name = cls.torch_name if self.torch else cls.jax_name
-        assert name is not None, f"{cls.name} has no function to write in {self.flavour}"
-        return name
-
-    def method(self, cls: type[Op]) -> str:
-        """The op's PyTorch function as a Tensor method: torch.sum → x.sum(…)."""
-        return self.fn(cls).rsplit(".", 1)[-1]
-
-    # One method per way of writing a call (an op's `written_as`) -------------------------------
-    def by_name(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        """The op's function applied to the arguments, a number as a tensor where PyTorch
-        needs one (torch.exp(2) is refused: 2 is not a Tensor)."""
-        return f"{self.fn(cls)}({', '.join(self.as_tensor(a) for a in e.args)})"
-
-    def receiver(self, e: ir.Call) -> str:
-        """The first argument, as the object of a method call (`x.sum()`)."""
-        return self.expr(e.args[0], 9)
-
-    def matmul(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        text = f"{self.expr(e.args[0], 3)} @ {self.expr(e.args[1], 3)}"
-        return f"({text})" if prec > 2 else text
-
-    def mse(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        if self.torch:  # F.mse_loss is gradtrace's mse: one op, pasted back
-            return f"{self.fn(cls)}({self.expr(e.args[0])}, {self.expr(e.args[1])})"
-        return f"(({self.expr(e.args[0], 1)} - {self.expr(e.args[1], 1)})**2).mean()"
-
-    def reduction(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        kw = dict(e.kwargs)
-        axis, keep = kw.get("axis"), bool(kw.get("keepdims", False))
-        if self.torch:
-            inner = "" if axis is None else f"dim={self.axis(axis)}"
-            if keep and axis is not None:
-                inner += ", keepdim=True"
-            return f"{self.receiver(e)}.{self.method(cls)}({inner})"
-        inner = "" if axis is None else f", axis={self.axis(axis)}"
-        keep_text = ", keepdims=True" if keep else ""
-        return f"{self.fn(cls)}({self.expr(e.args[0])}{inner}{keep_text})"
-
-    def softmax(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        axis = self.axis(dict(e.kwargs).get("axis", ir.SInt(-1)))
-        keyword = "dim" if self.torch else "axis"
-        return f"{self.fn(cls)}({self.expr(e.args[0])}, {keyword}={axis})"
-
-    def reshape(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        if self.torch:
-            return f"{self.receiver(e)}.{self.method(cls)}{self.statics(e.args[1])}"
-        return f"{self.fn(cls)}({self.expr(e.args[0])}, {self.statics(e.args[1])})"
-
-    def transpose(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        if len(e.args) > 1:
-            axes = self.statics(e.args[1])
-        else:
-            node = self.by_span.get(e.span)
-            ndim = node.data.ndim if node is not None else 2
-            axes = "(" + ", ".join(str(i) for i in reversed(range(ndim)))
-            axes += ("," if ndim == 1 else "") + ")"
-        if self.torch:
-            return f"{self.receiver(e)}.{self.method(cls)}{axes}"
-        return f"{self.fn(cls)}({self.expr(e.args[0])}, {axes})"
-
-    def cross_entropy(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        z, t = self.expr(e.args[0]), self.labels(e.args[1])
-        if self.torch:
-            return f"{self.fn(cls)}({z}, {t})"
-        # JAX has no cross-entropy: minus log_softmax at the labels
-        log_p = f"{self.fn(LogSoftmax)}({z})"
-        node = self.by_span.get(e.span)
-        z_ndim = node.inputs[0].data.ndim if node is not None else 1
-        if z_ndim == 1:
-            return f"-{log_p}[{t}]"
-        # one label per row (ERRATA 3)
-        return f"-{self.fn(Mean)}({log_p}[jnp.arange({z}.shape[0]), {t}])"
-
-    def detach(self, e: ir.Call, prec: int) -> str:
-        if is_literal(e.args[0]):  # torch.tensor([1.0, 2.0]) without requires_grad: a constant
-            return self.as_tensor(e.args[0], always=True)
-        if self.torch:
-            return f"{self.receiver(e)}.detach()"
-        return f"jax.lax.stop_gradient({self.expr(e.args[0])})"
-
-    def grad(self, e: ir.Call, prec: int) -> str:
-        if not self.torch:
-            raise NotImplementedError  # jax.grad of an inner function: not generated
-        return (
-            f"torch.autograd.grad({self.expr(e.args[0])}, {self.expr(e.args[1])}, "
-            "create_graph=True)[0]"
-        )
-
-    def labels(self, e: Any) -> str:
-        if isinstance(e, ir.Name):
-            return self.name(e.id)
-        return self.expr(e)
-
-    def as_tensor(self, e: Any, always: bool = False) -> str:
-        """e where PyTorch needs a tensor (torch.maximum, torch.stack): a number as a float64
-        tensor; with `always`, in JAX's code too."""
-        if isinstance(e, ir.Num | ir.IntOf) and (self.torch or always):
-            number = repr(float(e.value)) if isinstance(e, ir.Num) else f"float({self.expr(e)})"
-            return f"torch.tensor({number})" if self.torch else f"jnp.array({number})"
-        return self.expr(e)
-
-    def join(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        axis = dict(e.kwargs).get("axis", ir.SInt(0))
-        at = "" if axis == ir.SInt(0) else self.static(axis)
-        keyword = "dim" if self.torch else "axis"
-        return f"{self.fn(cls)}({self.expr(e.args[0])}{f', {keyword}={at}' if at else ''})"
-
-    def clamp(self, e: ir.Call, cls: type[Op], prec: int) -> str:
-        kw: dict[str, Any] = dict(e.kwargs)  # min= and max=: a number, or None for no bound
-        bounds = {k: None if kw.get(k) is None else number_text(kw[k]) for k in ("min", "max")}
-        x = self.as_tensor(e.args[0])
-        if self.torch:
-            given = ", ".join(f"{k}={v}" for k, v in bounds.items() if v is not None)
-            return f"{self.fn(cls)}({x}, {given})"
-        return f"{self.fn(cls)}({x}, {bounds['min']}, {bounds['max']})"
-
-    def constructor(self, e: ir.Call, leaf: bool) -> str:
-        """A value made from a shape or a range, drawn and filled by NumPy as gradtrace does."""
-        f = e.func
-        if f in ("arange", "linspace"):
-            bounds = ", ".join(
-                number_text(a.value) if isinstance(a, ir.Num) else self.static(a.value)  # type: ignore[union-attr]
-                for a in e.args
-            )
-            made = (
-                f"np.linspace({bounds})" if f == "linspace" else f"np.arange({bounds}, dtype=float)"
-            )
-        else:
-            shape = self.statics(e.args[0])
-            numpy = {
-                "randn": f"rng.standard_normal({shape})",
-                "rand": f"rng.random({shape})",
-                "zeros": f"np.zeros({shape})",
-                "ones": f"np.ones({shape})",
-            }
-            if f == "full":
-                fill = e.args[1]
-                numpy["full"] = f"np.full({shape}, {number_text(fill.value)})"  # type: ignore[union-attr,arg-type]
-            made = numpy[f]
-        if self.torch:
-            return f"torch.tensor({made}{', requires_grad=True' if leaf else ''})"
-        return f"jnp.array({made})"
+HANDLERS = {
+    ast.Constant: Writer.constant, ast.Name: Writer.variable, ast.Attribute: Writer.attribute,
+    ast.Subscript: Writer.subscript, ast.BinOp: Writer.binop, ast.UnaryOp: Writer.unary,
+    ast.BoolOp: Writer.boolop, ast.Compare: Writer.compare, ast.IfExp: Writer.if_expression,
+    ast.List: Writer.sequence, ast.Tuple: Writer.sequence, ast.Set: Writer.sequence,
+    ast.ListComp: Writer.comprehension, ast.GeneratorExp: Writer.comprehension,
+    ast.Lambda: Writer.lambda_expression, ast.JoinedStr: Writer.fstring, ast.Call: Writer.call,
+}  # fmt: skip

@@ -183,7 +183,8 @@ class Op:
     `jvp(x, t, out)` its forward-mode rule and `jvp_rule` that rule as the page writes it;
     `saves(needs)` the forward values its backward reads; `grad_fn(inputs)` PyTorch's name for
     its node; `torch_name`, `jax_name` the functions that compute it in each framework (the
-    code lesson writes its calls with them); `kink` and `kink_at` where its derivative jumps (the gradient check flags a nudge across one).
+    code lesson writes its calls with them); `kink` and `kink_at` where its derivative jumps
+    (the gradient check flags a nudge across one).
     """
 
     name: ClassVar[str]

@@ -297,7 +297,8 @@ class Interpreter:
         if charged > self.limits.max_tensor_elements:
             raise fail(
                 "limit_max_tensor_elements", self.where(where), code="too_large",
-                limit="max_tensor_elements", n=charged, max=self.limits.max_tensor_elements,
+                limit="max_tensor_elements", what=Msg("what_this_value", {}), n=charged,
+                max=self.limits.max_tensor_elements,
             )  # fmt: skip
 
     def op(self, op: ops.Op, inputs: tuple[Any, ...], where: Any, parts: Any = None) -> Value:
@@ -319,9 +320,12 @@ class Interpreter:
                 if type(op).work_elements is not ops.Op.work_elements:
                     work = op.work_elements(*shapes)
                     if work > self.limits.max_tensor_elements:
-                        raise self.error("limit_op_inside", where, "too_large",
-                                         limit="max_tensor_elements",
-                                         op=op.name, shapes=" and ".join(map(shape_text, shapes)),
+                        inside = Msg(
+                            "what_inside",
+                            {"op": op.name, "shapes": ", ".join(map(shape_text, shapes))},
+                        )
+                        raise self.error("limit_max_tensor_elements", where, "too_large",
+                                         limit="max_tensor_elements", what=inside,
                                          n=work, max=self.limits.max_tensor_elements)  # fmt: skip
             result = ops.apply(op, *values)
         except OpError as err:
@@ -333,24 +337,14 @@ class Interpreter:
         return result
 
     def op_error(self, err: OpError, where: Any) -> ProgramError:
-        """An op's error at the text that wrote it (`log(0) gives an infinite value`)."""
+        """An op's error at the text that wrote it (`log(0) gives an infinite value`: the
+        program's text in place of the op's name), keyed as the op keyed it."""
         span = self.where(where)
+        params = dict(err.msg.params)
         text = self.src.segment(span) if span is not None else ""
-        if err.code == "non_finite" and text:
-            return ProgramError(
-                f"{text} {err.message}", span.line if span else None,
-                span.column if span else None,
-                end_line=span.end_line if span else None,
-                end_column=span.end_column if span else None, code=err.code,
-            )  # fmt: skip
-        return ProgramError(
-            err.message,
-            span.line if span else None,
-            span.column if span else None,
-            end_line=span.end_line if span else None,
-            end_column=span.end_column if span else None,
-            code=err.code,
-        )
+        if "text" in params and text:
+            params["text"] = text
+        return fail(err.msg.key, span, code=err.code, limit=err.limit, **params)
 
     # --- what the statements share ------------------------------------------------------
     def free_leaf(self, name: str, node: Any) -> Any:

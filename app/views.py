@@ -103,6 +103,19 @@ def worded(line: dict[str, Any], lang: str) -> dict[str, Any]:
     return out
 
 
+def worded_lessons(lessons: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The lessons' data with their own messages in `lang`: a gradcheck row's `reason` (why it
+    could not be checked), worded again from its key, `why`. The engine's words are English."""
+    check = lessons.get("gradcheck")
+    if lang == "en" or not check:
+        return lessons
+    rows = [
+        {**r, "reason": say(r["why"]["key"], lang, r["why"]["params"])} if r.get("why") else r
+        for r in check["rows"]
+    ]
+    return {**lessons, "gradcheck": {**check, "rows": rows}}
+
+
 def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
     """Run a program for the page: {trace, contrast, svg, draw_error, collapsed, ...} or
     {error, status}."""

@@ -859,6 +859,16 @@ def test_the_image_s_error_picture_is_in_its_language(client: TestClient) -> Non
     assert "log(0) gives an infinite value" in r.text
 
 
+def test_a_lesson_s_own_message_is_worded_in_the_page_s_language(client: TestClient) -> None:
+    body = {"source": "x = 1e308\nx * 1", "lessons": ["gradcheck"]}
+    rows = client.post("/api/trace?lang=zh", json=body).json()["lessons"]["gradcheck"]["rows"]
+    assert rows and rows[0]["verdict"] == "unchecked"
+    assert rows[0]["reason"].startswith("在 float64 里 x ± ε 会舍入回 x")
+    assert_msg(Msg(rows[0]["why"]["key"], rows[0]["why"]["params"]), EN["msg_gc_rounds_back"])
+    rows = client.post("/api/trace", json=body).json()["lessons"]["gradcheck"]["rows"]
+    assert rows[0]["reason"].startswith("x ± ε rounds back to x")
+
+
 def test_the_did_you_mean_warning_is_worded_from_its_key(client: TestClient) -> None:
     params = {"source": "loss = 2.0\nL = losss * 3"}
     zh = client.get("/api/trace", params={**params, "lang": "zh"}).json()["warnings"]

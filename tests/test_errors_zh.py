@@ -495,7 +495,23 @@ def test_every_limit_s_error_is_worded_by_the_limit_s_one_template(
     for e in seen:
         assert_worded(e)
         if e.limit is not None:
-            assert e.msg is not None and e.msg.key == f"limit_{e.limit}", e.message
+            assert e.msg is not None and limit_key(e.msg) == f"limit_{e.limit}", e.message
+
+
+def limit_key(msg: Msg) -> str:
+    """The key of the limit's message: grad(…)'s wraps the one its gradient ran into."""
+    inner = msg.params.get("inner") if msg.key == "grad_failed" else None
+    return inner.key if isinstance(inner, Msg) else msg.key
+
+
+def test_a_gradient_too_large_to_build_says_the_limit_s_one_wording() -> None:
+    source = "x = 2.0\ny = x\nfor i in range(8):\n    y = tanh(y) * y\ng = grad(y, x)"
+    with pytest.raises(ProgramError) as info:
+        run(source, limits=dataclasses.replace(Limits(), max_nodes=30))
+    e = info.value
+    assert e.limit == "max_nodes" and e.msg is not None and limit_key(e.msg) == "limit_max_nodes"
+    assert e.message == "grad(…): " + TEMPLATES["limit_max_nodes"].format(max=30)
+    assert_worded(e)
 
 
 @fuzz.FUZZ

@@ -319,7 +319,7 @@ def tensor_data(it: Interpreter, v: Any, node: Any) -> np.ndarray:
         return np.asarray(float(v))
     if isinstance(v, list | tuple):
         return it.array_of(v, node)
-    raise it.error("cannot_compare", node, "invalid", a=describe(v), b="a tensor")
+    raise it.error("cannot_compare", node, "invalid", a=describe(v), b=Msg("describe_tensor", {}))
 
 
 def if_expression(it: Interpreter, node: ast.IfExp) -> Any:

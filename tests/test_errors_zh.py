@@ -683,6 +683,7 @@ SOURCES = sorted(p for part in ("engine", "app", "gradtrace") for p in (ROOT / p
 # The calls that take a message's key first, and their arguments that are not its params.
 KEYED_CALLS = {
     "fail", "error", "warn", "say", "Msg", "OpError", "BackwardError", "DrawError", "ValuesError",
+    "keyed_body",
 }  # fmt: skip
 NOT_PARAMS = {"code", "limit", "http_status"}
 
@@ -883,6 +884,18 @@ def test_a_lesson_s_own_message_is_worded_in_the_page_s_language(client: TestCli
     assert_msg(Msg(rows[0]["why"]["key"], rows[0]["why"]["params"]), EN["msg_gc_rounds_back"])
     rows = client.post("/api/trace", json=body).json()["lessons"]["gradcheck"]["rows"]
     assert rows[0]["reason"].startswith("x ± ε rounds back to x")
+
+
+def test_the_server_s_own_refusals_are_keyed_and_in_the_address_s_language(
+    client: TestClient,
+) -> None:
+    big = b"x" * (get_settings().max_body_bytes + 1)
+    r = client.post("/api/trace?lang=zh", content=big, headers={"content-type": "text/plain"})
+    error = r.json()["error"]
+    assert r.status_code == 413 and error["key"] == "limit_max_body_bytes"
+    assert error["message"].startswith("请求体超过了") and "max_body_bytes" in error["message"]
+    r = client.post("/api/trace", content=big, headers={"content-type": "text/plain"})
+    assert r.json()["error"]["message"].startswith("the request body is larger than")
 
 
 def test_the_did_you_mean_warning_is_worded_from_its_key(client: TestClient) -> None:

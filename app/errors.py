@@ -22,19 +22,28 @@ from starlette.exceptions import HTTPException
 
 from app.middleware.security import headers_for
 from app.query import parse_lang
-from engine.errors import ProgramError
+from engine.errors import Msg, ProgramError
 from engine.words.messages import translate_error
 
 log = logging.getLogger("gradtrace")
 
 SVG_PATHS = ("/api/svg",)  # addresses whose every answer is an image
 PAGE_PATHS = ("/", "/embed", "/docs", "/redoc")  # addresses a person opens: a bug shows a page
-INTERNAL = "an internal error; it has been logged"
 BODY_NOT_PARSED = "There was an error parsing the body"  # FastAPI's words for an undecodable body
 
 
 def error_body(message: str, code: str, **extra: object) -> dict[str, Any]:
     return {"error": {"message": message, "line": None, "column": None, "code": code, **extra}}
+
+
+def keyed_body(
+    key: str, code: str, lang: str = "en", *, limit: str | None = None, **params: Any
+) -> dict[str, Any]:
+    """The error object of the message `key` (engine/words' msg_<key>) worded in `lang`, with
+    its key and params, as the engine's errors carry them (a client can word it again)."""
+    msg = Msg(key, params)
+    extra: dict[str, Any] = {"limit": limit} if limit is not None else {}
+    return error_body(msg.in_language(lang), code, **extra, **msg.to_dict())
 
 
 def finite(content: Any) -> Any:
@@ -189,7 +198,7 @@ def describe_validation(exc: RequestValidationError) -> str:
             continue
         where = ".".join(short(p) for p in err.get("loc", ()) if p != "body") or "request"
         parts.append(f"{where}: {short(err.get('msg', 'invalid'), 200)}")
-    return "; ".join(parts) or "malformed request"
+    return "; ".join(parts) or "malformed request"  # pydantic's words, as CPython's are passed on
 
 
 def install_error_handlers(app: FastAPI) -> None:
@@ -208,17 +217,12 @@ def install_error_handlers(app: FastAPI) -> None:
 
     @app.exception_handler(HTTPException)
     async def http_error(request: Request, exc: HTTPException) -> Response:
+        lang = parse_lang(request.query_params.get("lang"))
         if exc.status_code == 400 and exc.detail == BODY_NOT_PARSED:
             # FastAPI's answer to a body its JSON reader gave up on (not UTF-8 text, or nested
             # too deeply for it): malformed, like any other body that is not JSON.
             return error_response(
-                request.url.path,
-                422,
-                error_body(
-                    "the body cannot be read as JSON (it is not UTF-8 text, or it is nested too "
-                    "deeply)",
-                    "malformed_request",
-                ),
+                request.url.path, 422, keyed_body("body_unreadable", "malformed_request", lang)
             )
         return error_response(
             request.url.path,
@@ -232,8 +236,8 @@ def install_error_handlers(app: FastAPI) -> None:
         # The rooms' Redis (GRADTRACE_REDIS_URL) is down or unreachable: not a bug, and not
         # the client's fault. Only the class's addresses use it; everything else still works.
         log.warning("rooms' Redis failed on %s: %s", request.url.path, type(exc).__name__)
-        message = "classes are unavailable for a moment: the server cannot reach its Redis"
-        body = error_body(message + " (GRADTRACE_REDIS_URL); try again shortly", "unavailable")
+        lang = parse_lang(request.query_params.get("lang"))
+        body = keyed_body("rooms_unavailable", "unavailable", lang)
         return error_response(request.url.path, 503, body, headers={"Retry-After": "5"})
 
     @app.exception_handler(Exception)
@@ -247,7 +251,7 @@ def install_error_handlers(app: FastAPI) -> None:
 def internal_error_response(path: str) -> Response:
     """A bug, not a bad input: the error object (or its picture, or a page saying it) without
     the traceback or the input, with the security headers of that address."""
-    body = error_body(INTERNAL, "internal")
+    body = keyed_body("internal_error", "internal")
     if path in PAGE_PATHS:
         text = html.escape(str(body["error"]["message"]))
         response: Response = Response(

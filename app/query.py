@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from engine.errors import Msg
 from engine.language import valuespec
 
 # The one table of the address format, which the page's static/js/url.js reads too.
@@ -41,14 +42,18 @@ LANGS: tuple[str, ...] = tuple(PARAMS["lang"]["allowed"])
 
 
 class QueryError(Exception):
-    """A query parameter that cannot be used. `param` names it; `status` is 400 or 413."""
+    """A query parameter that cannot be used. `param` names it; `status` is 400 or 413. Its
+    message is keyed as the engine's are (`msg` worded in any language, `message` English)."""
 
-    def __init__(self, message: str, param: str, status: int = 400, code: str = "bad_query"):
-        super().__init__(message)
-        self.message = message
+    def __init__(self, msg: Msg, param: str, status: int = 400, code: str = "bad_query") -> None:
+        self.msg, self.message = msg, str(msg)
+        super().__init__(self.message)
         self.param = param
         self.status = status
         self.code = code
+
+    def in_language(self, lang: str) -> str:
+        return self.msg.in_language(lang)
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -58,6 +63,7 @@ class QueryError(Exception):
                 "column": None,
                 "code": self.code,
                 "param": self.param,
+                **self.msg.to_dict(),
             }
         }
 
@@ -94,10 +100,7 @@ def parse_query(params: Mapping[str, str], *, default_source: bool = True) -> Pa
     `default_source` is true (the page), otherwise it is an error (the image)."""
     version = _int_param(params, "v", FORMAT_VERSION)
     if version != FORMAT_VERSION:
-        raise QueryError(
-            f"this link uses format v={version}; this server reads v={FORMAT_VERSION}",
-            "v",
-        )
+        raise QueryError(Msg("query_version", {"v": version, "w": FORMAT_VERSION}), "v")
     compressed = False
     given = True
     if params.get("source") is not None:
@@ -108,7 +111,7 @@ def parse_query(params: Mapping[str, str], *, default_source: bool = True) -> Pa
     elif default_source:
         source, given = DEFAULT_SOURCE, False
     else:
-        raise QueryError("no program: add ?source=… to the address", "source")
+        raise QueryError(Msg("query_no_program", {}), "source")
 
     raw_values = params.get("values")
     if raw_values is None and not given:
@@ -152,8 +155,10 @@ def _choice_param(params: Mapping[str, str], name: str) -> str:
     word = (params.get(name) or spec["default"]).strip().lower()
     word = spec.get("aliases", {}).get(word, word)
     if word not in spec["allowed"]:
-        allowed = " or ".join(repr(a) for a in spec["allowed"])
-        raise QueryError(f"{name} is {allowed}, not {_show(word)}", name)
+        allowed = ", ".join(repr(a) for a in spec["allowed"])
+        raise QueryError(
+            Msg("query_choice", {"name": name, "allowed": allowed, "got": _show(word)}), name
+        )
     return str(word)
 
 
@@ -164,7 +169,7 @@ def _int_param(params: Mapping[str, str], name: str, default: int) -> int:
     try:
         return int(raw.strip())
     except ValueError:
-        raise QueryError(f"{name} must be a whole number, not {_show(raw)}", name) from None
+        raise QueryError(Msg("query_whole", {"name": name, "got": _show(raw)}), name) from None
 
 
 def _pass_param(raw: str | None) -> str | int | None:
@@ -202,7 +207,8 @@ def parse_values(text: str) -> dict[str, Any]:
         return valuespec.parse_values(text)
     except valuespec.ValuesError as err:
         code = "too_large" if err.http_status == 413 else "bad_query"
-        raise QueryError(err.message, "values", err.http_status, code) from None
+        assert err.msg is not None  # every ValuesError is keyed
+        raise QueryError(err.msg, "values", err.http_status, code) from None
 
 
 def format_values(values: Mapping[str, Any]) -> str:
@@ -228,32 +234,24 @@ def deflate_source(source: str) -> str:
 
 def inflate_source(z: str) -> str:
     if len(z) > MAX_Z_CHARS:
-        raise QueryError(
-            f"the compressed program is longer than {MAX_Z_CHARS} characters",
-            "z",
-            413,
-            "too_large",
-        )
+        raise QueryError(Msg("query_z_too_long", {"max": MAX_Z_CHARS}), "z", 413, "too_large")
     try:
         data = base64.urlsafe_b64decode(z.strip() + "=" * (-len(z.strip()) % 4))
     except (binascii.Error, ValueError):
-        raise QueryError("the compressed program (z=) is not valid base64url", "z") from None
+        raise QueryError(Msg("query_z_base64", {}), "z") from None
     d = zlib.decompressobj(-15)
     try:
         out = d.decompress(data, MAX_INFLATED_BYTES + 1)
     except zlib.error:
-        raise QueryError("the compressed program (z=) is damaged", "z") from None
+        raise QueryError(Msg("query_z_damaged", {}), "z") from None
     if len(out) > MAX_INFLATED_BYTES or d.unconsumed_tail:
         raise QueryError(
-            f"the compressed program inflates past {MAX_INFLATED_BYTES} bytes",
-            "z",
-            413,
-            "too_large",
+            Msg("query_z_inflates", {"max": MAX_INFLATED_BYTES}), "z", 413, "too_large"
         )
     try:
         return out.decode("utf-8")
     except UnicodeDecodeError:
-        raise QueryError("the compressed program (z=) is not UTF-8 text", "z") from None
+        raise QueryError(Msg("query_z_utf8", {}), "z") from None
 
 
 # ---------------------------------------------------------------------------------------------

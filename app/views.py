@@ -17,7 +17,7 @@ from app.config import Settings
 from engine import drawing as draw
 from engine.drawing.collapse import full_refusal
 from engine.language.name_warnings import shown
-from engine.words.messages import say, translate, translate_error
+from engine.words.messages import say, translate_error
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +103,19 @@ def worded(line: dict[str, Any], lang: str) -> dict[str, Any]:
     return out
 
 
+def worded_lessons(lessons: dict[str, Any], lang: str) -> dict[str, Any]:
+    """The lessons' data with their own messages in `lang`: a gradcheck row's `reason` (why it
+    could not be checked), worded again from its key, `why`. The engine's words are English."""
+    check = lessons.get("gradcheck")
+    if lang == "en" or not check:
+        return lessons
+    rows = [
+        {**r, "reason": say(r["why"]["key"], lang, r["why"]["params"])} if r.get("why") else r
+        for r in check["rows"]
+    ]
+    return {**lessons, "gradcheck": {**check, "rows": rows}}
+
+
 def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
     """Run a program for the page: {trace, contrast, svg, draw_error, collapsed, ...} or
     {error, status}."""
@@ -115,7 +128,7 @@ def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
         result = ran.trace
         trace = trace_body(ran, ask.lang)
     except engine.ProgramError as err:
-        # In the page's language: the engine raises in English (engine/words/messages.py).
+        # In the page's language, worded again from its key (the engine raises in English).
         error = translate_error(err.to_dict()["error"], ask.lang)
         # The free names, so the page keeps a value field for each (a shape error); a program
         # that does not parse keeps the fields of the last program that ran.
@@ -143,7 +156,7 @@ def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
             timeout=limits.max_layout_seconds,
         )
     except draw.DrawError as err:
-        message = translate(err.message, ask.lang)
+        message = err.msg.in_language(ask.lang)  # worded from its key, as every message is
         draw_error = {"message": message, "code": err.code, "limit": err.limit}
     refused = full_refusal(trace, plan, max_drawn(settings))
     if refused is None and folded is not None and ask.collapse is False:

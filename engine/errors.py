@@ -22,10 +22,14 @@ class Msg:
     def to_dict(self) -> dict[str, Any]:
         return {"key": self.key, "params": jsonable_params(self.params)}
 
-    def __str__(self) -> str:
+    def in_language(self, lang: str) -> str:
+        """The message worded in `lang` (English for a language it has no words in)."""
         from engine.words.messages import say
 
-        return say(self.key, "en", self.params)
+        return say(self.key, lang, self.params)
+
+    def __str__(self) -> str:
+        return self.in_language("en")
 
 
 def jsonable_params(params: dict[str, Any]) -> dict[str, Any]:

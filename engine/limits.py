@@ -10,14 +10,13 @@ the engine checks it as it makes nodes and hands what is left of it to Graphviz.
 from __future__ import annotations
 
 import os
-import re
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, fields, replace
 
-from engine.errors import ProgramError
+from engine.errors import ProgramError, fail
 
 
 @dataclass(frozen=True, slots=True)
@@ -65,14 +64,6 @@ class Limits:
 
 DEFAULT_LIMITS = Limits()
 
-_LIMIT_NAME = re.compile(r"\((max_[a-z_]+)\)")
-
-
-def limit_named(message: str) -> str | None:
-    """The setting a limit's message names in brackets ("… (max_nodes)"), if any."""
-    found = _LIMIT_NAME.findall(message)
-    return found[-1] if found else None
-
 
 @dataclass(frozen=True, slots=True)
 class Deadline:
@@ -86,12 +77,8 @@ class Deadline:
         return self.at - time.monotonic()
 
     def error(self) -> ProgramError:
-        return ProgramError(
-            f"the request took longer than {self.seconds:g} s, the time a request may take "
-            f"({self.setting})",
-            code="timeout",
-            limit=self.setting,
-        )
+        """The request ran out of time: the setting's one message (msg_limit_<setting>)."""
+        return fail("limit_" + self.setting, code="timeout", limit=self.setting, max=self.seconds)
 
 
 _deadline: ContextVar[Deadline | None] = ContextVar("gradtrace_deadline", default=None)

@@ -161,7 +161,7 @@ def run_program(
         try:
             it.run()
         except RecursionError:
-            raise fail("too_deep_to_run", code="too_deep", limit="max_depth",
+            raise fail("limit_max_depth", code="too_deep", limit="max_depth",
                        max=limits.max_depth) from None  # fmt: skip
         finish(it)
     return Run(src, scan, it, make_trace(it, free, accumulate, order), limits, free)

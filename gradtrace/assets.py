@@ -23,6 +23,7 @@ ROOT = Path(__file__).resolve().parents[1]
 # A checkout has static/ beside gradtrace/; GRADTRACE_ASSETS names another folder holding it.
 ASSETS = Path(os.environ.get("GRADTRACE_ASSETS") or ROOT)
 ENTRY = "main.js"
+MESSAGE_PREFIX = "msg_"  # engine/words' message templates: server-side words
 
 _IMPORT = re.compile(r'^import \{([^}]*)\} from "([^"]+\.js)";$')
 _IMPORT_JSON = re.compile(r'^import (\w+) from "([^"]+\.json)" with \{ type: "json" \};$')
@@ -32,9 +33,14 @@ _EXPORT_DECL = re.compile(r"^export ((?:async )?function\*? ([\w$]+)|const ([\w$
 
 @lru_cache(maxsize=1)
 def ui_strings() -> dict[str, dict[str, str]]:
-    """The words, one table per language: {"en": {...}, "zh": {...}}, English first (engine/words:
-    the page's, the exports' and the drawing's, one file per language)."""
-    return {lang: dict(table) for lang, table in all_words().items()}
+    """The words a page is sent, one table per language: {"en": {...}, "zh": {...}}, English
+    first (engine/words: the page's, the exports' and the drawing's, one file per language).
+    The messages' templates (`msg_…`) are left out: the server words every message from its key
+    before it is sent, so a page never needs them."""
+    return {
+        lang: {k: v for k, v in table.items() if not k.startswith(MESSAGE_PREFIX)}
+        for lang, table in all_words().items()
+    }
 
 
 @lru_cache(maxsize=1)

@@ -14,6 +14,7 @@ from typing import IO, Any
 from engine.errors import ProgramError
 from engine.language.valuespec import parse_values
 from engine.tracing.table import format_number, grad_table
+from engine.words import words
 from gradtrace.errors import ExportError
 from gradtrace.files import Program, all_steps, bounded_run, step_image, write_if_changed
 from gradtrace.reveal.commands import add_commands, run_command
@@ -323,6 +324,15 @@ def render(args: argparse.Namespace) -> None:
         write_if_changed(Path(args.html), page.encode("utf-8"))
 
 
+def error_text(err: ProgramError, lang: str) -> str:
+    """`line 2, column 5: unknown function 'tanhh'`, in `lang` (render's --lang): the message
+    worded from its key, the position in the drawing's words."""
+    if lang == "en":
+        return str(err)
+    where = words(lang)["svg_error_at"].format(line=err.line, column=err.column)
+    return (f"{where}: " if err.line is not None else "") + err.in_language(lang)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command; the exit status (0 done, 1 an export or a file failed, 2 bad input)."""
     args = build_parser().parse_args(argv)
@@ -339,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         source = read_program(args.program)
         trace = bounded_run(source, parse_values(args.values), args.accumulate, args.order)
     except ProgramError as err:
-        print(f"error: {err}", file=sys.stderr)
+        print(f"error: {error_text(err, getattr(args, 'lang', 'en'))}", file=sys.stderr)
         return 2
     except UsageError as err:
         print(f"gradtrace: error: {err}", file=sys.stderr)

@@ -108,7 +108,7 @@ def drawing(
             trace, step, plan, collapse=collapse, lang=lang, legend=legend, rankdir=rankdir
         )
     except draw.DrawError as err:
-        raise ExportError(err.message) from None
+        raise ExportError(err.msg.in_language(lang)) from None  # in the figure's language
 
 
 def step_svg(

@@ -333,10 +333,7 @@ NEEDS = {
     "expected to be a Tensor or None', though the program does not use torch)",
 }
 # Examples that run but that gradtrace gets wrong: interpreter bugs (the lead's to fix).
-BUGS = {
-    "d2l_linear_regression_scratch_data": "interpreter bug: torch prints `true_b - b` (a number "
-    "minus a tensor) with grad_fn=<RsubBackward1>; gradtrace with grad_fn=<SubBackward0>",
-}
+BUGS: dict[str, str] = {}
 
 
 def case(name: str) -> Any:

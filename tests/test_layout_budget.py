@@ -257,7 +257,7 @@ def test_a_loop_whose_full_layout_runs_out_of_budget_is_drawn_collapsed(
 
     def full_ones_run_out(dot: str, timeout: float | None = None) -> str:
         if draw.LOOP_BOX not in dot:
-            raise draw.DrawError("out of time", code, "max_layout_seconds")
+            raise draw.DrawError("limit_max_layout_seconds", code, "max_layout_seconds", max=2.0)
         return real(dot, timeout)
 
     monkeypatch.setattr(render, "to_svg", full_ones_run_out)
@@ -408,7 +408,7 @@ def test_a_layout_that_gets_no_cpu_time_is_busy_and_not_remembered(
     assert err.code == "busy" and err.limit == "max_layout_seconds"
     assert err.message == (
         "The server is too busy to lay out this graph now: in 1.05 s it got less than the 0.2 s "
-        "of computing time a layout may use (max_layout_seconds). Try again in a moment."
+        "of computing time a layout may use. Try again in a moment."
     )
     # Its DOT built, a helper started, 1.05 s waited (4 × 0.2 s + 0.25 s), and stopped: the graph
     # would take some 20 s.

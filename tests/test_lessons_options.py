@@ -28,7 +28,7 @@ def refusal(lesson: str, given: Any) -> ProgramError:
         ("orders", [], "the options for orders must be an object"),
         ("orders", {"x": 1}, "orders has no option 'x' (it takes: call_limit)"),
         ("orders", {1: 2}, "orders has no option '1' (it takes: call_limit)"),
-        ("code", {"a": 1}, "code has no option 'a' (it takes: none)"),
+        ("code", {"a": 1}, "code has no option 'a' (it takes none)"),
         ("mistakes", {"z" * 50: 1},
          f"mistakes has no option {'z' * 40!r} (it takes: drop, upstream)"),
         ("gradcheck", {"accumulate": "assign"},

@@ -22,11 +22,13 @@ from __future__ import annotations
 import asyncio
 import logging
 from typing import Any
+from urllib.parse import parse_qs
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from app.errors import error_body, error_response
+from app.errors import error_response, keyed_body
 from app.middleware.asgi import HTTPMiddleware, replay
+from app.query import parse_lang
 from engine.limits import deadline
 
 log = logging.getLogger("gradtrace")
@@ -63,12 +65,7 @@ class SizeGuard(HTTPMiddleware):
 
     async def handle(self, scope: Scope, receive: Receive, send: Send) -> None:
         if len(scope.get("query_string", b"")) > self.max_query:
-            await refuse(
-                scope,
-                send,
-                f"the address's query is longer than {self.max_query:,} bytes (max_query_bytes)",
-                "max_query_bytes",
-            )
+            await refuse(scope, send, "max_query_bytes", self.max_query)
             return
         headers = scope.get("headers", [])
         if sum(len(k) + len(v) + 4 for k, v in headers) > self.max_headers:
@@ -76,18 +73,13 @@ class SizeGuard(HTTPMiddleware):
                 scope,
                 send,
                 431,
-                error_body(
-                    f"the request's headers are longer than {self.max_headers:,} bytes "
-                    "(max_header_bytes)",
-                    "too_large",
-                    limit="max_header_bytes",
-                ),
+                limit_body(scope, "max_header_bytes", "too_large", max=self.max_headers),
                 {"connection": "close"},
             )
             return
         declared = dict(headers).get(b"content-length")
         if declared is not None and (not declared.isdigit() or int(declared) > self.max_body):
-            await refuse(scope, send, self.too_large, "max_body_bytes")
+            await refuse(scope, send, "max_body_bytes", self.max_body)
             return
         if scope["method"] not in ("POST", "PUT", "PATCH"):
             await self.app(scope, receive, send)
@@ -97,7 +89,7 @@ class SizeGuard(HTTPMiddleware):
         try:
             body = await asyncio.wait_for(self._read(receive), self.body_seconds or None)
         except TooLarge:
-            await refuse(scope, send, self.too_large, "max_body_bytes")
+            await refuse(scope, send, "max_body_bytes", self.max_body)
             return
         except TimeoutError:
             self.stalled += 1
@@ -105,12 +97,7 @@ class SizeGuard(HTTPMiddleware):
                 scope,
                 send,
                 408,
-                error_body(
-                    f"the request body did not arrive within {self.body_seconds:g} s, the time "
-                    "a client has to send it (body_read_seconds)",
-                    "timeout",
-                    limit="body_read_seconds",
-                ),
+                limit_body(scope, "body_read_seconds", "timeout", max=self.body_seconds),
                 # The rest of the body may still come: the connection cannot carry another
                 # request.
                 {"connection": "close"},
@@ -119,10 +106,6 @@ class SizeGuard(HTTPMiddleware):
         if body is None:
             return  # the client went away mid-body: nobody is left to answer
         await self.app(scope, replay(body, receive), send)
-
-    @property
-    def too_large(self) -> str:
-        return f"the request body is larger than {self.max_body:,} bytes (max_body_bytes)"
 
     async def _read(self, receive: Receive) -> bytes | None:
         """The whole body; None if the client disconnected first. Raises TooLarge as soon as
@@ -146,12 +129,19 @@ class TooLarge(Exception):
     """A body past max_body_bytes (SizeGuard's own signal, never raised out of it)."""
 
 
-async def refuse(scope: Scope, send: Send, message: str, limit: str) -> None:
+def limit_body(scope: Scope, limit: str, code: str, **params: Any) -> dict[str, Any]:
+    """The error object of the setting `limit`: its one message (msg_limit_<setting>), in the
+    language the address asks for (`?lang=`), English by default."""
+    query = parse_qs(scope.get("query_string", b"").decode("latin-1"))
+    lang = parse_lang((query.get("lang") or [None])[0])
+    return keyed_body("limit_" + limit, code, lang, limit=limit, **params)
+
+
+async def refuse(scope: Scope, send: Send, limit: str, most: int) -> None:
     # `connection: close`: the rest of an oversized body is never read, so the connection
     # cannot carry another request.
-    await answer(
-        scope, send, 413, error_body(message, "too_large", limit=limit), {"connection": "close"}
-    )
+    body = limit_body(scope, limit, "too_large", max=most)
+    await answer(scope, send, 413, body, {"connection": "close"})
 
 
 class LoadShedder(HTTPMiddleware):
@@ -203,20 +193,15 @@ class LoadShedder(HTTPMiddleware):
     def _refusal(self, who: str | None, theirs: int) -> dict[str, Any] | None:
         """The error body of a request past a bound, or None if it may start."""
         if self.max_per_client and who is not None and theirs >= self.max_per_client:
-            return error_body(
-                f"this address already has {theirs} requests at work, as many as one client "
-                f"may have at once ({self.max_per_client}, max_in_flight_per_client); try "
-                "again in a moment",
-                "busy",
-                limit="max_in_flight_per_client",
-            )
+            return keyed_body(
+                "limit_max_in_flight_per_client", "busy", limit="max_in_flight_per_client",
+                n=theirs, max=self.max_per_client,
+            )  # fmt: skip
         if self.in_flight >= self.max_in_flight:
-            return error_body(
-                f"the server is busy: {self.in_flight} requests are at work, as many as it "
-                f"takes at once (max_in_flight); try again in a moment",
-                "busy",
-                limit="max_in_flight",
-            )
+            return keyed_body(
+                "limit_max_in_flight", "busy", limit="max_in_flight",
+                n=self.in_flight, max=self.max_in_flight,
+            )  # fmt: skip
         return None
 
 
@@ -270,12 +255,7 @@ class RequestDeadline(HTTPMiddleware):
                 scope,
                 send,
                 503,
-                error_body(
-                    f"the request took longer than {self.seconds:g} s, the time a request may "
-                    "take (max_request_seconds); try again in a moment",
-                    "timeout",
-                    limit="max_request_seconds",
-                ),
+                limit_body(scope, "max_request_seconds", "timeout", max=self.seconds),
                 {"retry-after": str(self.retry_after), "connection": "close"},
             )
         try:

@@ -12,7 +12,7 @@ from app.config import Settings, SettingsDep
 from app.errors import SafeJSONResponse as JSONResponse  # strict JSON: never a NaN token
 from app.query import QueryError, parse_lang, parse_query
 from app.schemas import JSON_ERRORS, TRACE_QUERY, ErrorResponse, TraceRequest, TraceResponse
-from app.views import trace_body
+from app.views import trace_body, worded_lessons
 from engine.program import run_program
 
 router = APIRouter(prefix="/api", tags=["api"])
@@ -39,18 +39,20 @@ def post_trace(request: TraceRequest, http: Request, settings: SettingsDep) -> J
         order=request.order,
         limits=settings.limits,
     )
-    body = trace_body(program, parse_lang(http.query_params.get("lang")))
+    lang = parse_lang(http.query_params.get("lang"))
+    body = trace_body(program, lang)
     if request.lessons:  # the one call of the lessons: the same run, no second parse or build
         from engine.lessons import run_lessons
         from engine.tracing.cost import AnswerBudget
 
-        body["lessons"] = run_lessons(
+        lessons = run_lessons(
             program,
             request.lessons,
             options=request.lesson_options,
             # The trace's numbers as the engine counted them before backward: no second walk.
             budget=AnswerBudget(settings.limits, program.trace.numbers),
         )
+        body["lessons"] = worded_lessons(lessons, lang)
     return JSONResponse(body)
 
 

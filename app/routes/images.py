@@ -18,7 +18,6 @@ from app.schemas import SVG_QUERY, SVG_RESPONSES
 from app.views import collapse_param, layout_param, max_drawn
 from engine import drawing as draw
 from engine.words import words
-from engine.words.messages import translate
 
 router = APIRouter()
 
@@ -36,10 +35,10 @@ def error_svg(
     lang: str = "en",
     hint: str = "",
 ) -> str:
-    """A picture of an error message, in `lang`, with where in the program it is and `hint`
-    after it (engine.drawing.message_svg wraps it to the picture's width)."""
+    """A picture of an error message (worded in `lang` already), with where in the program it
+    is and `hint` after it (engine.drawing.message_svg wraps it to the picture's width)."""
     where = words(lang)["svg_error_at"].format(line=line, column=column) if line else None
-    text = f"{translate(message, lang)} {hint}".strip()
+    text = f"{message} {hint}".strip()
     return draw.message_svg("gradtrace: " + text, [where] if where else [])
 
 
@@ -56,7 +55,7 @@ def svg_answer(request: Request, settings: Settings) -> Response:
     try:
         q = parse_query(params, default_source=False)
     except QueryError as err:
-        return svg_response(error_svg(err.message, lang=lang), err.status)
+        return svg_response(error_svg(err.in_language(lang), lang=lang), err.status)
     limits = settings.limits
     try:
         result = engine.run(
@@ -66,7 +65,8 @@ def svg_answer(request: Request, settings: Settings) -> Response:
     except engine.ProgramError as err:
         plus = raw_plus_in_source(request.scope.get("query_string", b""))
         hint = words(q.lang)["hint_plus"] if plus else ""  # `x*y+x`: say to write %2B
-        return svg_response(error_svg(err.message, err.line, err.column, q.lang, hint), err.status)
+        message = err.in_language(q.lang)
+        return svg_response(error_svg(message, err.line, err.column, q.lang, hint), err.status)
     step = draw.clamp_step(trace, q.step_in(trace))
     legend = params.get("legend", "1") not in ("0", "false", "no")
     try:
@@ -83,7 +83,8 @@ def svg_answer(request: Request, settings: Settings) -> Response:
         )
     except draw.DrawError as err:
         if err.code == "busy":
-            return svg_response(error_svg(err.message, lang=q.lang), 503, {"Retry-After": "2"})
+            message = err.msg.in_language(q.lang)
+            return svg_response(error_svg(message, lang=q.lang), 503, {"Retry-After": "2"})
         title = strings()[q.lang]["too_large"]
-        return svg_response(draw.message_svg(title, [translate(err.message, q.lang)]), 413)
+        return svg_response(draw.message_svg(title, [err.msg.in_language(q.lang)]), 413)
     return svg_response(svg)

@@ -15,6 +15,7 @@ from app.errors import SafeJSONResponse as JSONResponse  # strict JSON: never a 
 from app.query import ACCUMULATE, ORDERS, QueryError, parse_lang
 from app.schemas import JSON_ERRORS, NestedNumbers
 from app.views import ViewAsk, run_view
+from engine.errors import Msg
 
 router = APIRouter()
 LAYOUTS = ("lr", "tb")  # a drawing is in one direction; `auto` is the page's choice of these
@@ -40,9 +41,7 @@ def api_render(body: Annotated[RenderRequest, Body()], settings: SettingsDep) ->
     """The page's re-run: {trace, contrast, svg, draw_error, values, dropped}, or {error, status}
     when the program cannot run (the status /api/trace would give, 400 or 413)."""
     if body.accumulate not in ACCUMULATE or body.order not in ORDERS or body.layout not in LAYOUTS:
-        err = QueryError(
-            "accumulate is add|assign, order is dfs|kahn and layout is lr|tb", "options", 422
-        )
+        err = QueryError(Msg("render_options", {}), "options", 422)
         return JSONResponse(err.to_dict(), status_code=422)
     return cache.keep_if(*render_answer(body, settings))  # app/middleware/cache.py keeps it
 

@@ -19,6 +19,7 @@ from engine.autograd.ops.base import ARRAY_MATH, SCALAR_MATH, Op, is_finite
 from engine.autograd.ops.forward import quiet
 from engine.autograd.ops.shapes import OpError
 from engine.autograd.value import Value
+from engine.errors import Msg
 
 if TYPE_CHECKING:
     Edge = tuple[int, np.ndarray, np.ndarray, np.ndarray]
@@ -27,10 +28,11 @@ ACCUMULATE = ("add", "assign")
 
 
 class BackwardError(OpError):
-    """A gradient became inf or NaN; `node` is the op whose local backward produced it."""
+    """A gradient became inf or NaN; `node` is the op whose local backward produced it. Keyed
+    as OpError is: `text` names the node (its program text, else its op's symbol)."""
 
-    def __init__(self, message: str, node: Value) -> None:
-        super().__init__(message, "non_finite_grad")
+    def __init__(self, key: str, node: Value, **params: Any) -> None:
+        super().__init__(key, "non_finite_grad", **params)
         self.node = node
 
 
@@ -293,9 +295,11 @@ def _checked(i: int, contribution: Any, x: Value, node: Value) -> np.ndarray:
 
 def _non_finite(node: Value, contribution: Any) -> BackwardError:
     assert node.op is not None
-    bad = "NaN (not a number)" if np.isnan(contribution).any() else "infinite"
-    hint = f" — {node.op.domain_hint}" if node.op.domain_hint else ""
-    return BackwardError(f"has a gradient that is {bad}{hint}", node)
+    key = "grad_nan" if np.isnan(contribution).any() else "grad_infinite"
+    text = node.text or node.op.symbol
+    if node.op.domain_hint:
+        return BackwardError(key + "_hint", node, text=text, hint=Msg(node.op.domain_hint, {}))
+    return BackwardError(key, node, text=text)
 
 
 def _backward_method(

@@ -31,6 +31,7 @@ from engine.autograd.ops import ARRAY_MATH, BINARY_OPERATORS, Op, OpError
 from engine.autograd.ops.gradients import BroadcastTo, Scatter, Where
 from engine.autograd.ops.operators import DUNDERS
 from engine.autograd.value import Value, constant
+from engine.errors import Msg
 
 # --- graph values as the rules see them ------------------------------------------------------
 
@@ -154,10 +155,9 @@ class GraphMath:
         size = op.work_elements(*(n.data.shape for n in nodes))
         if size > self.max_elements:
             raise OpError(
-                f"building this gradient would make a value of {size:,} elements; the limit "
-                f"is {self.max_elements:,} per value (max_tensor_elements)",
-                "too_large",
-            )
+                "limit_max_tensor_elements", "too_large", limit="max_tensor_elements",
+                what=Msg("what_gradient_value", {}), n=size, max=self.max_elements,
+            )  # fmt: skip
 
     def lift(self, x: Any) -> Value:
         """A node for x: its own for a graph value, else a new (recorded) constant."""
@@ -174,18 +174,13 @@ class GraphMath:
     def record(self, node: Value) -> Value:
         """Count a node this walk made against its budgets (nodes, then elements in all)."""
         if self.budget is not None and len(self.made) >= self.budget:
-            raise OpError(
-                "building this gradient would make more graph nodes than the "
-                "program may have (max_nodes)",
-                "too_large",
-            )
+            raise OpError("limit_max_nodes", "too_large", limit="max_nodes", max=self.budget)
         self.elements += node.data.size
         if self.element_budget is not None and self.elements > self.element_budget:
             raise OpError(
-                "building this gradient would make the program's values hold more elements "
-                "than they may in all (max_total_elements)",
-                "too_large",
-            )
+                "limit_max_total_elements", "too_large", limit="max_total_elements",
+                max=self.element_budget,
+            )  # fmt: skip
         self.made.append(node)
         return node
 

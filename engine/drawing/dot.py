@@ -74,17 +74,13 @@ def check_size(trace: Mapping[str, Any], max_nodes: int = MAX_DRAWN_NODES, hidde
     and do not count; nodes inside a collapsed loop are not drawn)."""
     n = len(trace["nodes"]) - hidden
     if n > max_nodes:
-        raise DrawError(
-            f"This graph has {n} nodes; the drawing stops at {max_nodes}. "
-            "The steps and the table still work.",
-            "too_large",
-        )
+        raise DrawError("limit_max_drawn_nodes", "too_large", "max_drawn_nodes", n=n, max=max_nodes)
 
 
 def _node_id(nid: str) -> str:
     """`nid`, refused unless it is a trace id (``n12``): ids reach DOT and SVG unquoted."""
     if not _ID_RE.match(nid):
-        raise DrawError(f"unexpected node id {nid!r}", "bad_trace")
+        raise DrawError("bad_node_id", "bad_trace", id=repr(nid)[:40])
     return nid
 
 

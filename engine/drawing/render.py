@@ -109,7 +109,7 @@ def to_svg(dot_text: str, timeout: float | None = None) -> str:
         raise _out_of_request(deadline)
     slots = _small_slots if is_small_layout(dot_text) else _large_slots
     if not slots.acquire(timeout=max(min(SLOT_WAIT_BUDGETS * budget, _left(deadline)), 0.0)):
-        raise DrawError("The server is busy drawing other graphs; try again.", "busy")
+        raise DrawError("draw_busy", "busy")
     try:
         if _ran_out(key, budget):  # found out by another caller while this one waited
             raise _out_of_budget(budget)
@@ -118,7 +118,9 @@ def to_svg(dot_text: str, timeout: float | None = None) -> str:
         slots.release()
     if proc.returncode != 0 or not proc.stdout:
         err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
-        raise DrawError("Graphviz failed: " + (err[-1] if err else "no output"), "graphviz")
+        if not err:
+            raise DrawError("graphviz_no_output", "graphviz")
+        raise DrawError("graphviz_failed", "graphviz", why=err[-1])
     return proc.stdout.decode("utf-8")
 
 
@@ -142,7 +144,7 @@ def _lay_out(
             raise _out_of_request(deadline) from exc
         raise _overloaded(ceiling, budget) from exc
     except OSError as exc:  # Graphviz missing
-        raise DrawError("Graphviz (dot) is not available on the server.", "graphviz") from exc
+        raise DrawError("graphviz_missing", "graphviz") from exc
 
 
 def _left(deadline: Deadline | None) -> float:
@@ -150,32 +152,18 @@ def _left(deadline: Deadline | None) -> float:
 
 
 def _out_of_budget(budget: float) -> DrawError:
-    return DrawError(
-        f"Laying out this graph takes longer than {budget:g} s (max_layout_seconds); it is "
-        "too large to draw.",
-        "layout_timeout",
-        "max_layout_seconds",
-    )
+    return DrawError("limit_max_layout_seconds", "layout_timeout", "max_layout_seconds", max=budget)
 
 
 def _out_of_request(deadline: Deadline | None) -> DrawError:
     assert deadline is not None
     return DrawError(
-        f"Laying out this graph would take longer than the {deadline.seconds:g} s a "
-        f"request may take ({deadline.setting}); it is too large to draw.",
-        "timeout",
-        deadline.setting,
-    )
+        "limit_" + deadline.setting, "timeout", deadline.setting, max=deadline.seconds
+    )  # the setting's one message, as the engine's own deadline says it
 
 
 def _overloaded(ceiling: float, budget: float) -> DrawError:
-    return DrawError(
-        f"The server is too busy to lay out this graph now: in {ceiling:g} s it got less "
-        f"than the {budget:g} s of computing time a layout may use (max_layout_seconds). "
-        "Try again in a moment.",
-        "busy",
-        "max_layout_seconds",
-    )
+    return DrawError("layout_busy", "busy", "max_layout_seconds", ceiling=ceiling, budget=budget)
 
 
 def render_svg(

@@ -10,6 +10,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from engine.errors import Msg
 from engine.language.values import Closure, Function, Module, Return, Scope, describe
 
 if TYPE_CHECKING:
@@ -59,8 +60,10 @@ def invoke(it: Interpreter, f: Closure, args: list[Any], kwargs: dict[str, Any],
             chain = [c.name for c in it.calls[i:]]
             if len(chain) == 1:
                 raise it.error("recursion_self", node, "recursion", name=f.name)
-            via = ", which calls ".join(chain[1:])
-            raise it.error("recursion", node, "recursion", first=chain[0], via=via, name=f.name)
+            via: Any = f.name  # "g, which calls h, which calls f", a step at a time
+            for name in reversed(chain[1:]):
+                via = Msg("recursion_step", {"a": name, "b": via})
+            raise it.error("recursion", node, "recursion", first=chain[0], via=via)
     if len(it.calls) >= it.limits.max_call_depth:
         raise it.error(
             "limit_max_call_depth", node, "too_large", limit="max_call_depth",

@@ -14,6 +14,7 @@ import numpy as np
 
 from engine.autograd.ops import shape_text
 from engine.autograd.value import Value
+from engine.errors import Msg
 from engine.language.values import Grad, Ints, Pending, describe, is_number
 
 if TYPE_CHECKING:
@@ -114,4 +115,4 @@ def tensor_data(it: Interpreter, v: Any, node: Any) -> np.ndarray:
         return np.asarray(float(v))
     if isinstance(v, list | tuple):
         return it.array_of(v, node)
-    raise it.error("cannot_compare", node, "invalid", a=describe(v), b="a tensor")
+    raise it.error("cannot_compare", node, "invalid", a=describe(v), b=Msg("describe_tensor", {}))

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from engine.autograd import ops
-from engine.errors import fail
+from engine.errors import Msg, fail
 from engine.language.source import close_match
 from engine.limits import Limits
 
@@ -54,8 +54,9 @@ def given_value(name: str, values: dict[str, Any], limits: Limits) -> np.ndarray
         raise fail("value_rank", code="bad_value", name=name, max=ops.MAX_RANK)
     if ops.footprint(array.shape) > limits.max_tensor_elements:
         raise fail(
-            "value_too_large", code="too_large", limit="max_tensor_elements", name=name,
-            n=ops.footprint(array.shape), max=limits.max_tensor_elements,
+            "limit_max_tensor_elements", code="too_large", limit="max_tensor_elements",
+            what=Msg("what_value_for", {"name": name}), n=ops.footprint(array.shape),
+            max=limits.max_tensor_elements,
         )  # fmt: skip
     if not np.isfinite(array).all():
         raise fail("value_not_finite", code="bad_value", name=name)
@@ -79,8 +80,9 @@ def given_labels(name: str, values: dict[str, Any], limits: Limits) -> int | tup
             raise fail("value_labels_empty", code="labels", name=name)
         if len(raw) > limits.max_tensor_elements:
             raise fail(
-                "value_too_large", code="too_large", limit="max_tensor_elements", name=name,
-                n=len(raw), max=limits.max_tensor_elements,
+                "limit_max_tensor_elements", code="too_large", limit="max_tensor_elements",
+                what=Msg("what_value_for", {"name": name}), n=len(raw),
+                max=limits.max_tensor_elements,
             )  # fmt: skip
         return tuple(whole(v) for v in raw)
     return whole(raw)

@@ -12,6 +12,7 @@ import numpy as np
 
 from engine.autograd import ops
 from engine.autograd.value import Value
+from engine.errors import Msg
 from engine.language.values import Grad, Ints, Pending, describe, is_number, length
 
 if TYPE_CHECKING:
@@ -106,7 +107,7 @@ def _check_length(it: Interpreter, n: int, p: ast.AST) -> None:
     if n > it.limits.max_tensor_elements:
         raise it.error(
             "limit_max_tensor_elements", p, "too_large", limit="max_tensor_elements",
-            n=n, max=it.limits.max_tensor_elements,
+            what=Msg("what_index_list", {}), n=n, max=it.limits.max_tensor_elements,
         )  # fmt: skip
 
 

@@ -285,7 +285,9 @@ class Interpreter:
         size = math.prod(shape)
         charged = size or ops.footprint(shape)
         if charged > self.limits.max_tensor_elements:
-            raise self.over("max_tensor_elements", where, n=charged)
+            raise self.over(
+                "max_tensor_elements", where, what=Msg("what_this_value", {}), n=charged
+            )
 
     def op(self, op: ops.Op, inputs: tuple[Any, ...], where: Any, parts: Any = None) -> Value:
         """Run `op` forward on `inputs` (each made a tensor, a number a constant at `parts`,
@@ -306,10 +308,11 @@ class Interpreter:
                 if type(op).work_elements is not ops.Op.work_elements:
                     work = op.work_elements(*shapes)
                     if work > self.limits.max_tensor_elements:
-                        raise self.error("limit_op_inside", where, "too_large",
-                                         limit="max_tensor_elements",
-                                         op=op.name, shapes=" and ".join(map(shape_text, shapes)),
-                                         n=work, max=self.limits.max_tensor_elements)  # fmt: skip
+                        inside = Msg(
+                            "what_inside",
+                            {"op": op.name, "shapes": ", ".join(map(shape_text, shapes))},
+                        )
+                        raise self.over("max_tensor_elements", where, what=inside, n=work)
             result = ops.apply(op, *values)
         except OpError as err:
             raise self.op_error(err, where) from None
@@ -320,13 +323,14 @@ class Interpreter:
         return result
 
     def op_error(self, err: OpError, where: Any) -> ProgramError:
-        """An op's error at the text that wrote it (`log(0) gives an infinite value`)."""
+        """An op's error at the text that wrote it (`log(0) gives an infinite value`: the
+        program's text in place of the op's name), keyed as the op keyed it."""
         span = self.where(where)
-        text = self.src.segment(span) if span is not None else ""
-        message = f"{text} {err.message}" if err.code == "non_finite" and text else err.message
-        at = span.to_dict() if span is not None else {}
-        return ProgramError(message, at.get("line"), at.get("column"), end_line=at.get("end_line"),
-                            end_column=at.get("end_column"), code=err.code)  # fmt: skip
+        params = dict(err.msg.params)
+        text = self.src.segment(span)
+        if "text" in params and text:
+            params["text"] = text
+        return fail(err.msg.key, span, code=err.code, limit=err.limit, **params)
 
     # --- what the statements share ------------------------------------------------------
     @contextlib.contextmanager

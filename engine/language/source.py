@@ -112,14 +112,13 @@ def too_deep_to_read(text: str, limits: Limits) -> ProgramError:
         over = list(OPERATOR.finditer(text))[limits.max_nodes]
         line, column = position_of(text, over.start())
         return fail(
-            "too_many_operators",
+            "limit_max_nodes",
             Span(line, column, line, column + 1),
             code="too_large",
             limit="max_nodes",
-            n=operators,
             max=limits.max_nodes,
         )
-    return fail("too_deep_to_read", code="too_deep", limit="max_depth", max=limits.max_depth)
+    return fail("limit_max_depth", code="too_deep", limit="max_depth", max=limits.max_depth)
 
 
 def at(text: str, index: int) -> Span:
@@ -132,7 +131,7 @@ def check_text(text: str, limits: Limits) -> None:
     brackets nested deeper than max_depth (outside comments)."""
     if len(text) > limits.max_source_chars:
         raise fail(
-            "too_long",
+            "limit_max_source_chars",
             code="too_long",
             limit="max_source_chars",
             n=len(text),
@@ -161,7 +160,7 @@ def check_text(text: str, limits: Limits) -> None:
             depth += 1
             if depth > limits.max_depth:
                 raise fail(
-                    "brackets_too_deep",
+                    "limit_max_depth",
                     at(text, i),
                     code="too_deep",
                     limit="max_depth",
@@ -205,7 +204,7 @@ def too_deep(src: Source, node: ast.AST, max_depth: int) -> ProgramError:
     if line is not None and col is not None:
         column = src.column(line, col)
         span = Span(line, column, line, column)
-    return fail("too_deep", span, code="too_deep", limit="max_depth", max=max_depth)
+    return fail("limit_max_depth", span, code="too_deep", limit="max_depth", max=max_depth)
 
 
 def position_of(text: str, index: int) -> tuple[int, int]:

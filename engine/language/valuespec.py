@@ -11,7 +11,7 @@ import math
 import re
 from typing import Any
 
-from engine.errors import ProgramError
+from engine.errors import Msg, ProgramError
 
 MAX_VALUES_CHARS = 65_536  # length of the values text
 MAX_VALUE_DEPTH = 8  # nesting of lists in a JSON value
@@ -19,10 +19,14 @@ NAME = re.compile(r"^[^\W\d]\w*$", re.UNICODE)
 
 
 class ValuesError(ProgramError):
-    """Values text that cannot be used; `http_status` is 400, or 413 when it is too long."""
+    """Values text that cannot be used; `http_status` is 400, or 413 when it is too long. Its
+    message is keyed (`ValuesError("values_not_name", name="'1x'")`), as every engine error."""
 
-    def __init__(self, message: str, http_status: int = 400, code: str = "bad_values") -> None:
-        super().__init__(message, code=code)
+    def __init__(
+        self, key: str, http_status: int = 400, code: str = "bad_values", **params: Any
+    ) -> None:
+        msg = Msg(key, params)
+        super().__init__(str(msg), code=code, msg=msg)
         self.http_status = http_status
 
 
@@ -32,14 +36,16 @@ def parse_values(text: str | None) -> dict[str, Any]:
     if not text:
         return {}
     if len(text) > MAX_VALUES_CHARS:
-        raise ValuesError(f"values is longer than {MAX_VALUES_CHARS} characters", 413, "too_large")
+        raise ValuesError("values_too_long", 413, "too_large", max=MAX_VALUES_CHARS)
     if text.startswith("{"):
         try:
             obj = json.loads(text, parse_constant=no_constant)
-        except (ValueError, RecursionError) as exc:
-            raise ValuesError(f"values is not valid JSON: {str(exc)[:80]}") from None
+        except json.JSONDecodeError as exc:
+            raise ValuesError("values_json_at", line=exc.lineno, column=exc.colno) from None
+        except RecursionError:
+            raise ValuesError("values_json_deep") from None
         if not isinstance(obj, dict):
-            raise ValuesError("values must be a JSON object")
+            raise ValuesError("values_not_object")
         return {check_name(str(key)): check_value(key, val) for key, val in obj.items()}
     out: dict[str, Any] = {}
     for part in re.split(r"[,;&\s]+", text):
@@ -47,7 +53,7 @@ def parse_values(text: str | None) -> dict[str, Any]:
             continue
         match = re.fullmatch(r"([^=:]+)[=:](.*)", part)
         if not match:
-            raise ValuesError(f"values are written name=number, like x=2,y=3 (got {show(part)})")
+            raise ValuesError("values_form", got=show(part))
         name = check_name(match.group(1).strip())
         out[name] = number(name, match.group(2).strip())
     return out
@@ -59,12 +65,13 @@ def show(text: str) -> str:
 
 
 def no_constant(name: str) -> float:
-    raise ValueError(f"{name} is not a number here")
+    """JSON's NaN and Infinity, which Python's reader takes: refused (a value is finite)."""
+    raise ValuesError("values_json_constant", word=name)
 
 
 def check_name(name: str) -> str:
     if not NAME.match(name):
-        raise ValuesError(f"{show(name)} is not a name")
+        raise ValuesError("values_not_name", name=show(name))
     return name
 
 
@@ -72,19 +79,19 @@ def number(name: str, text: str) -> float:
     try:
         x = float(text)
     except ValueError:
-        raise ValuesError(f"the value for {name} is not a number: {show(text)}") from None
+        raise ValuesError("values_not_number", name=name, got=show(text)) from None
     if not math.isfinite(x):
-        raise ValuesError(f"the value for {name} must be finite")
+        raise ValuesError("values_not_finite", name=name)
     return x
 
 
 def check_value(name: str, val: Any, depth: int = 0) -> Any:
     if depth > MAX_VALUE_DEPTH:
-        raise ValuesError(f"the value for {name} is nested too deeply")
+        raise ValuesError("values_too_deep", name=name, max=MAX_VALUE_DEPTH)
     if isinstance(val, bool) or val is None or isinstance(val, str | dict):
-        raise ValuesError(f"the value for {name} must be a number or a nested list of numbers")
+        raise ValuesError("values_not_numbers", name=name)
     if isinstance(val, int | float):
         if not math.isfinite(float(val)):
-            raise ValuesError(f"the value for {name} must be finite")
+            raise ValuesError("values_not_finite", name=name)
         return float(val)
     return [check_value(name, v, depth + 1) for v in val]

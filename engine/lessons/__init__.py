@@ -20,7 +20,7 @@ import typing
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.errors import ProgramError
+from engine.errors import Msg, fail
 from engine.lessons.code import code
 from engine.lessons.compare import compare_assign
 from engine.lessons.forward import forward_mode
@@ -83,17 +83,15 @@ def checked_options(name: str, given: Any) -> dict[str, Any]:
         return {}
     kinds = typing.get_type_hints(OPTIONS[name]) if name in OPTIONS else {}
     if not isinstance(given, dict):
-        raise ProgramError(f"the options for {name} must be an object", code="bad_option")
+        raise fail("options_not_object", code="bad_option", name=name)
     for key, value in given.items():
         if key not in kinds:
-            takes = ", ".join(kinds) or "none"
-            raise ProgramError(
-                f"{name} has no option {str(key)[:40]!r} (it takes: {takes})", code="bad_option"
-            )
+            if kinds:
+                raise fail("no_such_option", code="bad_option", name=name,
+                           option=repr(str(key)[:40]), takes=", ".join(kinds))  # fmt: skip
+            raise fail("takes_no_options", code="bad_option", name=name, option=repr(str(key)[:40]))
         if not accepts(kinds[key], value):
-            raise ProgramError(
-                f"{name}'s option {key} has the wrong kind of value", code="bad_option"
-            )
+            raise fail("option_kind", code="bad_option", name=name, option=key)
     return dict(given)
 
 
@@ -114,14 +112,12 @@ def run_lessons(
     for name in dict.fromkeys(names):
         lesson = LESSONS.get(name)
         if lesson is None:
-            raise ProgramError(
-                f"unknown lesson {name[:40]!r}; the lessons are {', '.join(LESSONS)}",
-                code="bad_option",
-            )
+            raise fail("unknown_lesson", code="bad_option", name=repr(name[:40]),
+                       lessons=", ".join(LESSONS))  # fmt: skip
         given = checked_options(name, (options or {}).get(name))
         check_deadline()
         out[name] = lesson(run, **given)
-        budget.charge(f"the lesson {name}", out[name])
+        budget.charge(Msg("what_lesson", {"name": name}), out[name])
     return out
 
 

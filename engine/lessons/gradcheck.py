@@ -34,6 +34,7 @@ from typing import Any, TypedDict, Unpack
 import numpy as np
 
 from engine.autograd.value import Value
+from engine.errors import Msg
 from engine.lessons.common import number, op_work
 from engine.limits import check_deadline
 from engine.program import Run
@@ -59,33 +60,32 @@ def relative_error(numeric: float, analytic: float) -> float:
     return abs(n - a) / (abs(n) + abs(a))
 
 
-def unchecked_reason(step: float, f_up: float, f_down: float, numeric: float) -> str | None:
-    """Why an element cannot be checked by a central difference, or None if it can."""
+def unchecked_reason(step: float, f_up: float, f_down: float, numeric: float) -> Msg | None:
+    """Why an element cannot be checked by a central difference (a keyed message), or None if
+    it can."""
     if step == 0.0:
-        return "x ± ε rounds back to x in float64 (|x| is too large for ε = 1e-5)"
+        return Msg("gc_rounds_back", {})
     if not np.isfinite(f_up) and not np.isfinite(f_down):
-        return "L(x+ε) and L(x−ε) overflowed (not finite in float64)"
+        return Msg("gc_both_overflowed", {})
     if not np.isfinite(f_up):
-        return "L(x+ε) overflowed (not finite in float64)"
+        return Msg("gc_overflowed", {"what": "L(x+ε)"})
     if not np.isfinite(f_down):
-        return "L(x−ε) overflowed (not finite in float64)"
+        return Msg("gc_overflowed", {"what": "L(x−ε)"})
     if not np.isfinite(numeric):
-        return "(L(x+ε) − L(x−ε)) / step overflowed (not finite in float64)"
+        return Msg("gc_overflowed", {"what": "(L(x+ε) − L(x−ε)) / step"})
     return None
 
 
 def lost_in_rounding(
     step: float, f_up: float, f_down: float, numeric: float, analytic: float
-) -> str | None:
+) -> Msg | None:
     """The rounding part of the error, u·|L|/step, can swamp the difference itself: L = 1e308 +
     y·y cannot show y's change of ε (L(y±ε) round to the same float). Where that noise alone
     keeps the check from even a "warn", the element is unchecked rather than failed."""
     noise = 2 * U * max(abs(f_up), abs(f_down)) / step
     if noise > WARN * (abs(numeric) + abs(analytic)):
-        return (
-            f"L ≈ {max(abs(f_up), abs(f_down)):.3g} is too large for a change of ε to show in "
-            f"float64 (rounding alone can move the difference quotient by {noise:.3g})"
-        )
+        size = max(abs(f_up), abs(f_down))
+        return Msg("gc_lost_in_rounding", {"size": f"{size:.3g}", "noise": f"{noise:.3g}"})
     return None
 
 
@@ -210,7 +210,10 @@ def check_element(
         "numeric": numeric if np.isfinite(numeric) else None,
         "rel_error": rel if np.isfinite(rel) else None,
         "verdict": "unchecked" if reason else "kink" if kink else verdict(rel),
-        "reason": reason,  # why an "unchecked" element could not be checked
+        # Why an "unchecked" element could not be checked: in English, and its key and params
+        # (the app words it in the page's language: app/views.py, worded_reasons).
+        "reason": None if reason is None else str(reason),
+        "why": None if reason is None else reason.to_dict(),
         "texts": exact_texts(f_up, f_down),
     }
 

@@ -66,7 +66,7 @@ def higher(run: Run) -> dict[str, Any]:
         analytic = analytic_of[leaf.seq]
         a = float(analytic) if analytic is not None else 0.0
         if reason is not None:
-            unchecked[run.id(leaf)] = reason
+            unchecked[run.id(leaf)] = str(reason)  # in English: the page does not show it
         checks.append(
             {
                 "leaf": run.id(leaf),

@@ -19,7 +19,7 @@ from typing import Any
 
 from engine.autograd.graph import reachable
 from engine.autograd.value import Value
-from engine.errors import ProgramError
+from engine.errors import fail
 from engine.lessons.common import op_nodes
 from engine.limits import check_deadline
 from engine.program import Run
@@ -82,14 +82,10 @@ def alive_per_step(
     # chain of sin would list 2 million ids), so it is counted first and refused over the limit.
     cells = len(last) + sum(last.values())
     if cells > MAX_ALIVE_CELLS:
-        raise ProgramError(
-            f"the memory lesson lists the saved values alive at each backward step: this "
-            f"program would list {cells:,} of them ({len(last):,} values over "
-            f"{len(trace.steps):,} steps), more than the lesson's limit of "
-            f"{MAX_ALIVE_CELLS:,} (max_alive_cells); try a shorter program",
-            code="too_large",
-            limit="max_alive_cells",
-        )
+        raise fail(
+            "limit_max_alive_cells", code="too_large", limit="max_alive_cells",
+            n=cells, values=len(last), steps=len(trace.steps), max=MAX_ALIVE_CELLS,
+        )  # fmt: skip
     steps = []
     alive = sorted(last)
     for k, st in enumerate(trace.steps):

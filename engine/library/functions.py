@@ -214,9 +214,14 @@ def swap(it: Interpreter, node: Any, x: Any, a: Any, b: Any) -> Any:
     """PyTorch's transpose(x, a, b): the two axes swapped."""
     t = it.tensor(x, node)
     n = t.data.ndim
-    i, j = (it.whole(v, node) % max(n, 1) for v in (a, b))
+    i, j = (it.whole(v, node) for v in (a, b))
+    span = max(n, 1)  # PyTorch's dims of a 0-d tensor are -1 and 0
+    for k in (i, j):
+        if not -span <= k < span:
+            raise it.error("axis_out_of_range", node, "axis", what="transpose", axis=k, ndim=n)
     order = list(range(n))
-    order[i], order[j] = order[j], order[i]
+    if n:
+        order[i % n], order[j % n] = order[j % n], order[i % n]
     return it.op(ops.Transpose(tuple(order)), (t,), node)
 
 

@@ -12,6 +12,7 @@ import numpy as np
 
 from engine.autograd.ops import METHODS as OP_METHODS
 from engine.autograd.value import Value
+from engine.errors import Msg
 from engine.language.sequences import items_of
 from engine.language.values import Function, Grad, Ints, Opaque, Pending, describe
 from engine.library import transforms
@@ -238,7 +239,9 @@ def set_tensor_attribute(it: Interpreter, owner: Any, attr: str, value: Any, nod
         data = np.array(it.tensor(value, node).data, dtype=np.float64)
         it.passes.updated(owner, data)
         return
-    raise it.error("assign_attribute", node, "unsupported", attr=attr[:40], v="a tensor")
+    raise it.error(
+        "assign_attribute", node, "unsupported", attr=attr[:40], v=Msg("describe_tensor", {})
+    )
 
 
 __all__ = ["TENSOR_METHODS", "Ints"]

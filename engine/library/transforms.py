@@ -20,7 +20,6 @@ from engine.language.calls import Signature, argument_node, call_value, keyword_
 from engine.language.sequences import items_of
 from engine.language.values import Closure, Function, Grad, Ints, Opaque, Pending, describe
 from engine.library.functions import FUNCTIONS, number, sizes
-from engine.limits import limit_named
 
 if TYPE_CHECKING:
     from engine.language.interpreter import Interpreter
@@ -96,8 +95,10 @@ def graph_gradients(it: Interpreter, output: Value, wrt: list[Value], node: Any)
             max_new_elements=max(1, it.limits.max_total_elements - it.elements),
         )  # fmt: skip
     except OpError as err:
-        limit = limit_named(err.message) if err.code == "too_large" else None
-        raise it.error("grad_failed", node, err.code, limit=limit, inner=err.message) from None
+        inner = err.msg
+        if err.limit is not None:  # the program's setting, not the part of it left for grad()
+            inner = Msg(inner.key, {**inner.params, "max": getattr(it.limits, err.limit)})
+        raise it.error("grad_failed", node, err.code, limit=err.limit, inner=inner) from None
     for n in made:
         it.count("ops", node)
         if not np.isfinite(n.data).all():

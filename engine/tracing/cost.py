@@ -19,7 +19,7 @@ from collections.abc import Iterable
 from typing import Any
 
 from engine.autograd.value import Value
-from engine.errors import ProgramError
+from engine.errors import Msg, ProgramError, fail
 from engine.limits import Limits
 
 # What the trace JSON writes per input edge that carries gradient: the contribution, the grad
@@ -50,29 +50,14 @@ def check_trace(nodes: list[Value], output: Value, limits: Limits) -> int:
     for node, numbers in trace_numbers(nodes):
         total += numbers
         if total > limit:
-            raise over_limit(
-                f"the trace of this program would hold more than {limit:,} numbers "
-                "(max_trace_numbers): every backward step records each input's gradient; "
-                "use smaller values or fewer steps",
-                node,
-                "max_trace_numbers",
-            )
+            raise over_limit("max_trace_numbers", limit, node)
     return total
 
 
-def over_limit(
-    message: str, node: Value | None = None, limit: str = "max_answer_numbers"
-) -> ProgramError:
+def over_limit(limit: str, most: int, node: Value | None = None, **params: Any) -> ProgramError:
+    """The error of the setting `limit` (its one message, msg_limit_<limit>), at `node`."""
     span = node.span if node is not None else None
-    return ProgramError(
-        message,
-        span.line if span else None,
-        span.column if span else None,
-        end_line=span.end_line if span else None,
-        end_column=span.end_column if span else None,
-        code="too_large",
-        limit=limit,
-    )
+    return fail("limit_" + limit, span, code="too_large", limit=limit, max=most, **params)
 
 
 def count_numbers(data: Any, budget: int) -> int:
@@ -105,12 +90,11 @@ class AnswerBudget:
         self.limit = limits.max_answer_numbers
         self.spent = spent
 
-    def charge(self, part: str, data: Any) -> None:
+    def charge(self, part: Msg, data: Any) -> None:
+        """Spend what `data` will write, or refuse it (`part` says what it is, for the
+        message: Msg("what_lesson", {"name": "orders"}))."""
         left = self.limit - self.spent
         numbers = count_numbers(data, left)
         if numbers > left:
-            raise over_limit(
-                f"{part} would take the answer past {self.limit:,} numbers "
-                "(max_answer_numbers); ask for fewer lessons, or use smaller values"
-            )
+            raise over_limit("max_answer_numbers", self.limit, what=part)
         self.spent += numbers

@@ -293,17 +293,6 @@ class Passes:
 
 
 def backward_error(err: BackwardError) -> Any:
-    """A non-finite grad as the program's error, at the op that made it."""
-    from engine.errors import ProgramError
-
-    span = err.node.span
-    assert err.node.op is not None
-    where = f"{err.node.text} " if err.node.text else f"{err.node.op.symbol} "
-    return ProgramError(
-        where + err.message,
-        span.line if span else None,
-        span.column if span else None,
-        end_line=span.end_line if span else None,
-        end_column=span.end_column if span else None,
-        code=err.code,
-    )
+    """A non-finite grad as the program's error, at the op that made it (the node's text is
+    in the message already)."""
+    return fail(err.msg.key, err.node.span, code=err.code, **err.msg.params)

@@ -1,7 +1,9 @@
 """The words gradtrace shows, one file per language (en.json, zh.json, the same keys in each):
-the page's, the exports', and the drawing's own (`svg_…`). They live with the library because
-the drawing needs some of them and the engine reads no page files; the server hands them all
-to the page in its start-up data, and gradtrace's exports put them in their files."""
+the page's, the exports', the drawing's own (`svg_…`), and every message's template (`msg_…`,
+worded by engine.words.messages.say from a message's key). They live with the library because
+the drawing and the messages need them and the engine reads no page files; the server hands the
+page's words to the page in its start-up data, and gradtrace's exports put them in their files
+(gradtrace/assets.py: not the templates, which are worded on the server)."""
 
 from __future__ import annotations
 

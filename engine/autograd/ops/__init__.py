@@ -44,7 +44,7 @@ from engine.autograd.ops.binary import (
     sub,
 )
 from engine.autograd.ops.clamp import Clamp, clamp
-from engine.autograd.ops.forward import apply, apply1, apply2, non_finite_message, quiet
+from engine.autograd.ops.forward import apply, apply1, apply2, non_finite, quiet
 from engine.autograd.ops.gather import Gather, ScatterAdd, gather
 from engine.autograd.ops.join import Cat, Stack, cat, stack
 from engine.autograd.ops.linalg import MatMul, matmul
@@ -84,7 +84,6 @@ from engine.autograd.ops.shapes import (
     OpError,
     broadcast_shape,
     footprint,
-    rank_message,
     shape_text,
 )
 from engine.autograd.ops.unary import (
@@ -125,7 +124,7 @@ __all__ = [
     "absolute", "add", "apply", "apply1", "apply2", "broadcast_shape", "cat", "clamp", "const",
     "constant_index", "cos", "cross_entropy", "detach", "div", "exp", "footprint", "gather",
     "index", "index_text", "is_finite", "log", "log_softmax", "matmul", "maximum", "mean",
-    "minimum", "mse", "mul", "neg", "non_finite_message", "normalise_axes", "power", "quiet",
-    "rank_message", "relu", "reshape", "shape_text", "sigmoid", "sin", "softmax", "softplus",
-    "sqrt", "stack", "sub", "sum", "tanh", "transpose",
+    "minimum", "mse", "mul", "neg", "non_finite", "normalise_axes", "power", "quiet",
+    "relu", "reshape", "shape_text", "sigmoid", "sin", "softmax", "softplus", "sqrt", "stack",
+    "sub", "sum", "tanh", "transpose",
 ]  # fmt: skip

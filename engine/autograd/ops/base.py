@@ -196,7 +196,8 @@ class Op:
     keywords: ClassVar[tuple[str, ...]] = ()
     method: ClassVar[bool] = False
     api: ClassVar[str | None] = None
-    # Why a non-finite result happened, for the error message.
+    # Why a non-finite result happens, for the error message: the key of its words
+    # (msg_<key> in engine/words/en.json and zh.json), "" for none.
     domain_hint: ClassVar[str] = ""
     # Elementwise: on scalar inputs the result is a scalar and no shape check is needed (the
     # scalar fast path of `apply`).

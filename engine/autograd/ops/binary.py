@@ -38,7 +38,7 @@ class Binary(Op):
     """An elementwise op of two values, broadcast as NumPy does."""
 
     arity = 2
-    domain_hint = "the result is beyond float64's range (about ±1.8e308)"
+    domain_hint = "hint_overflow"
     elementwise = True
 
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -167,7 +167,7 @@ class Div(Binary):
 
     name, symbol, rules = "div", "/", ("ū/{1}", "−ū·{0}/{1}²")
     operator = "/"
-    domain_hint = "division by zero"
+    domain_hint = "hint_division_by_zero"
     jvp_rule = "{d0}/{1} − {0}·{d1}/{1}²"
     torch_name, jax_name = "torch.div", "jnp.divide"
     unit = 1.0
@@ -206,10 +206,7 @@ class Pow(Binary):
 
     name, symbol, rules = "pow", "**", ("ū·{1}·{0}^({1}−1)", "ū·{out}·ln {0}")
     operator, api = "**", "power"
-    domain_hint = (
-        "a negative base with a fractional exponent, a zero base with a negative exponent, "
-        "or a result too large for float64"
-    )
+    domain_hint = "hint_pow"
     jvp_rule = "{1}·{0}^({1}−1)·{d0} + {out}·ln {0}·{d1}"
     torch_name, jax_name = "torch.pow", "jnp.power"
 

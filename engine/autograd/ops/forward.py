@@ -14,6 +14,7 @@ import numpy as np
 from engine.autograd.ops.base import Array, Op, is_finite
 from engine.autograd.ops.shapes import OpError
 from engine.autograd.value import Value, as_array, lift, op_result
+from engine.errors import Msg
 
 # NumPy warns on overflow and 0/0; every op reports a non-finite result itself (by name), so the
 # warnings are switched off. `np.errstate` costs more than a scalar op, so `quiet()` switches
@@ -88,7 +89,7 @@ def apply2(op: Op, a: Any, b: Any) -> Value:
     if type(out) is not _F64:
         out = as_array(out)[()]
     if not _isfinite(out):
-        raise OpError(non_finite_message(op, out), "non_finite")
+        raise non_finite(op, out)
     return op_result(out, op, (a, b), a.requires_grad or b.requires_grad)
 
 
@@ -109,7 +110,7 @@ def apply1(op: Op, a: Any) -> Value:
     if type(out) is not _F64:
         out = as_array(out)[()]
     if not _isfinite(out):
-        raise OpError(non_finite_message(op, out), "non_finite")
+        raise non_finite(op, out)
     return op_result(out, op, (a,), a.requires_grad)
 
 
@@ -123,15 +124,17 @@ def _apply_arrays(op: Op, nodes: tuple[Value, ...]) -> Value:
         with np.errstate(all="ignore"):
             out = op.compute(*arrays)
     if not is_finite(out):
-        raise OpError(non_finite_message(op, out), "non_finite")
+        raise non_finite(op, out)
     return op_result(out if type(out) is np.ndarray else as_array(out), op, nodes)
 
 
-def non_finite_message(op: Op, out: Array) -> str:
-    """'gives NaN — log needs positive numbers…': the builder puts the source text first."""
-    bad = "NaN (not a number)" if np.isnan(out).any() else "an infinite value"
-    hint = f" — {op.domain_hint}" if op.domain_hint else ""
-    return f"gives {bad}{hint}"
+def non_finite(op: Op, out: Array) -> OpError:
+    """'log gives NaN (not a number) — log needs positive numbers…', with the op's domain hint
+    when it has one: the language puts the program's text in place of the op's name."""
+    key = "gives_nan" if np.isnan(out).any() else "gives_infinite"
+    if op.domain_hint:
+        return OpError(key + "_hint", "non_finite", text=op.name, hint=Msg(op.domain_hint, {}))
+    return OpError(key, "non_finite", text=op.name)
 
 
 def op_function(cls: type[Op]) -> Callable[..., Value]:

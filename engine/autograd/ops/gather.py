@@ -41,20 +41,14 @@ def numpy_key(key: tuple[KeyPart, ...]) -> tuple[Any, ...]:
 def check_key(key: tuple[KeyPart, ...], shape: tuple[int, ...]) -> tuple[int, ...]:
     """The shape x[key] has, or an OpError that says which index does not fit."""
     if len(key) > len(shape):
-        raise OpError(
-            f"too many indices: {len(key)} for a value of shape {shape_text(shape)}", "index"
-        )
+        raise OpError("too_many_indices", "index", n=len(key), shape=shape_text(shape))
     lengths = {len(k) for k in key if isinstance(k, tuple)}
     if len(lengths - {1}) > 1:
-        raise OpError(
-            f"index lists of different lengths ({', '.join(map(str, sorted(lengths)))}) "
-            "cannot be used together",
-            "index",
-        )
+        raise OpError("index_lists", "index", lengths=", ".join(map(str, sorted(lengths))))
     for k, n in zip(key, shape, strict=False):
         for i in k if isinstance(k, tuple) else (k,) if isinstance(k, int) else ():
             if not -n <= i < n:
-                raise OpError(f"index {i} is out of range for an axis of length {n}", "index")
+                raise OpError("index_past_axis", "index", i=i, n=n)
     return np.zeros(shape, dtype=np.bool_)[numpy_key(key)].shape  # type: ignore[no-any-return]
 
 

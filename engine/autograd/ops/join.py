@@ -16,7 +16,7 @@ from engine.autograd.value import Value
 
 def _axis(axis: int, ndim: int, what: str) -> int:
     if not -ndim <= axis < ndim:
-        raise OpError(f"{what}: axis {axis} is out of range for a value with {ndim} dims", "axis")
+        raise OpError("axis_out_of_range", "axis", what=what, axis=axis, ndim=ndim)
     return axis % ndim
 
 
@@ -40,20 +40,19 @@ class Cat(Op):
 
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         if not shapes:
-            raise OpError(f"{self.name} needs at least one value to join", "arguments")
+            raise OpError("join_nothing", "arguments", name=self.name)
         first = shapes[0]
         if not first:
-            raise OpError(f"{self.name} cannot join scalars: give tensors (or use stack)", "shape")
+            raise OpError("join_scalars", "shape", name=self.name)
         axis = _axis(self.axis, len(first), self.name)
         for s in shapes[1:]:
             if len(s) != len(first) or any(
                 a != b for i, (a, b) in enumerate(zip(s, first, strict=True)) if i != axis
             ):
                 raise OpError(
-                    f"{self.name} along axis {self.axis}: shapes {shape_text(first)} and "
-                    f"{shape_text(s)} differ on another axis",
-                    "shape",
-                )
+                    "cat_shapes", "shape", name=self.name, axis=self.axis,
+                    a=shape_text(first), b=shape_text(s),
+                )  # fmt: skip
         total = sum(s[axis] for s in shapes)
         return (*first[:axis], total, *first[axis + 1 :])
 
@@ -95,15 +94,11 @@ class Stack(Op):
 
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         if not shapes:
-            raise OpError("stack needs at least one value to join", "arguments")
+            raise OpError("join_nothing", "arguments", name="stack")
         first = shapes[0]
         for s in shapes[1:]:
             if s != first:
-                raise OpError(
-                    f"stack needs values of one shape: {shape_text(first)} and "
-                    f"{shape_text(s)} differ",
-                    "shape",
-                )
+                raise OpError("stack_shapes", "shape", a=shape_text(first), b=shape_text(s))
         axis = _axis(self.axis, len(first) + 1, "stack")
         return (*first[:axis], len(shapes), *first[axis:])
 

@@ -70,15 +70,14 @@ class MatMul(Op):
     def out_shape(self, *shapes: tuple[int, ...]) -> tuple[int, ...]:
         a, b = shapes
         if not a or not b:
-            raise OpError("@ needs tensors, not scalars: use * to multiply by a number", "shape")
+            raise OpError("matmul_scalar", "shape")
         a2 = (1, *a) if len(a) == 1 else a
         b2 = (*b, 1) if len(b) == 1 else b
         if a2[-1] != b2[-2]:
             raise OpError(
-                f"shapes {shape_text(a)} and {shape_text(b)} cannot be multiplied with @: "
-                f"{a2[-1]} columns against {b2[-2]} rows",
-                "shape",
-            )
+                "matmul_shapes", "shape", a=shape_text(a), b=shape_text(b),
+                columns=a2[-1], rows=b2[-2],
+            )  # fmt: skip
         batch = broadcast_shape(a2[:-2], b2[:-2])
         core = ((a2[-2],) if len(a) > 1 else ()) + ((b2[-1],) if len(b) > 1 else ())
         return batch + core

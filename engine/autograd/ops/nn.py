@@ -33,7 +33,7 @@ class Softmax(Op):
 
     def compute(self, z: Array) -> Array:
         if z.ndim == 0:
-            raise OpError("softmax needs a vector or a tensor, not a scalar", "shape")
+            raise OpError("softmax_scalar", "shape", name=self.name)
         normalise_axes(self.axis, z.ndim, self.name)
         if z.size == 0:  # an empty result (np.max has no identity to start an empty axis)
             return np.zeros(z.shape)
@@ -56,7 +56,7 @@ class LogSoftmax(Softmax):
 
     def compute(self, z: Array) -> Array:
         if z.ndim == 0:
-            raise OpError("log_softmax needs a vector or a tensor, not a scalar", "shape")
+            raise OpError("softmax_scalar", "shape", name=self.name)
         normalise_axes(self.axis, z.ndim, self.name)
         if z.size == 0:  # as softmax: an empty result
             return np.zeros(z.shape)
@@ -88,42 +88,29 @@ class CrossEntropy(Op):
             else:
                 self.labels = [operator.index(t) for t in labels]
         except TypeError:
-            raise OpError("class labels are whole numbers: 0, 1, 2, …", "labels") from None
+            raise OpError("labels_whole", "labels") from None
 
     def params(self) -> dict[str, Any]:
         return {"labels": self.labels}
 
     def onehot(self, z: Array) -> Array:
         if z.ndim not in (1, 2):
-            raise OpError(
-                f"cross_entropy needs logits of shape (C,) or (N, C), got {shape_text(z.shape)}",
-                "shape",
-            )
+            raise OpError("logits_shape", "shape", shape=shape_text(z.shape))
         labels = self.labels
         if z.ndim == 1:
             if not isinstance(labels, int):
-                raise OpError(
-                    "cross_entropy with logits of shape (C,) needs one int label", "labels"
-                )
+                raise OpError("labels_one", "labels")
             rows = [labels]
         elif isinstance(labels, int) or len(labels) != z.shape[0]:
-            raise OpError(
-                f"cross_entropy with logits of shape {shape_text(z.shape)} needs "
-                f"{z.shape[0]} int labels, one per row",
-                "labels",
-            )
+            raise OpError("labels_per_row", "labels", shape=shape_text(z.shape), n=z.shape[0])
         else:
             rows = labels
         classes = z.shape[-1]
         if classes == 0:
-            raise OpError(
-                f"cross_entropy needs at least one class: logits of shape {shape_text(z.shape)} "
-                "have none",
-                "shape",
-            )
+            raise OpError("logits_no_class", "shape", shape=shape_text(z.shape))
         for t in rows:
             if not 0 <= t < classes:
-                raise OpError(f"label {t} is not a class of {classes} (0…{classes - 1})", "labels")
+                raise OpError("label_not_class", "labels", t=t, n=classes, last=classes - 1)
         onehot = np.zeros((len(rows), classes))
         onehot[np.arange(len(rows)), list(rows)] = 1.0
         return onehot.reshape(z.shape)
@@ -166,7 +153,7 @@ class Mse(Op):
 
     def compute(self, p: Array, y: Array) -> Array:
         if p.size == 0 or y.size == 0:
-            raise OpError("mse of an empty value: there is nothing to average", "shape")
+            raise OpError("mse_empty", "shape")
         return np.asarray(np.mean((p - y) ** 2))
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:

@@ -21,10 +21,10 @@ def normalise_axes(axis: Any, ndim: int, what: str) -> tuple[int, ...] | None:
     out = []
     for a in axes:
         if not -ndim <= a < ndim:
-            raise OpError(f"{what}: axis {a} is out of range for a value with {ndim} dims", "axis")
+            raise OpError("axis_out_of_range", "axis", what=what, axis=a, ndim=ndim)
         out.append(a % ndim)
     if len(set(out)) != len(out):
-        raise OpError(f"{what}: an axis is repeated in {axis}", "axis")
+        raise OpError("axis_repeated", "axis", what=what, axis=str(axis))
     return tuple(sorted(out))
 
 
@@ -81,7 +81,7 @@ class Mean(Sum):
             # A mean of nothing is 0/0 (NumPy warns, then gives NaN): say why instead.
             total = np.sum(x, axis=self.axis, keepdims=self.keepdims)
             if total.size:
-                raise OpError("mean over an axis of length 0: there is nothing to average", "shape")
+                raise OpError("mean_empty", "shape")
             return np.asarray(total)
         return np.asarray(np.mean(x, axis=self.axis, keepdims=self.keepdims))
 

@@ -51,7 +51,7 @@ class Reshape(Op):
             or (unknown == 0 and known != size)
         ):
             raise OpError(
-                f"cannot reshape {shape_text(shape)} ({size} elements) into {target}", "shape"
+                "reshape_size", "shape", shape=shape_text(shape), n=size, target=str(target)
             )
         return tuple(size // known if n == -1 else n for n in target)
 
@@ -100,7 +100,7 @@ class Transpose(Op):
         if self.axes is None:
             return tuple(reversed(range(ndim)))
         if sorted(a % ndim if ndim else a for a in self.axes) != list(range(ndim)):
-            raise OpError(f"transpose: axes {self.axes} are not a permutation of {ndim} dims")
+            raise OpError("transpose_axes", axes=str(self.axes), ndim=ndim)
         return tuple(a % ndim for a in self.axes)
 
     def compute(self, x: Array) -> Array:
@@ -134,13 +134,10 @@ class Index(Op):
 
     def compute(self, x: Array) -> Array:
         if len(self.key) > x.ndim:
-            raise OpError(
-                f"too many indices: {len(self.key)} for a value of shape {shape_text(x.shape)}",
-                "index",
-            )
+            raise OpError("too_many_indices", "index", n=len(self.key), shape=shape_text(x.shape))
         for k, n in zip(self.key, x.shape, strict=False):
             if isinstance(k, int) and not -n <= k < n:
-                raise OpError(f"index {k} is out of range for an axis of length {n}", "index")
+                raise OpError("index_past_axis", "index", i=k, n=n)
         return np.array(x[self.key])
 
     def gradient(self, g: Any, ins: Sequence[Any], out: Any, needs: Needs, m: Math) -> Grads:
@@ -252,7 +249,7 @@ def constant_index(k: Any) -> int | slice:
         return slice(*parts)
     if isinstance(k, int | np.integer) and not isinstance(k, bool):
         return int(k)
-    raise OpError("only constant ints and slices can index a value", "index")
+    raise OpError("index_constant", "index")
 
 
 def index_text(key: tuple[int | slice, ...]) -> str:

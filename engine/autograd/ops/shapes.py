@@ -5,28 +5,32 @@ when its inputs' shapes or values will not do."""
 from __future__ import annotations
 
 import math
+from typing import Any
+
+from engine.errors import Msg
 
 
 class OpError(ValueError):
-    """An operation cannot run on these inputs; the language front end adds the position."""
+    """An operation cannot run on these inputs; the language front end adds the position.
 
-    def __init__(self, message: str, code: str = "op") -> None:
-        super().__init__(message)
-        self.message = message
-        self.code = code
+    Its message is keyed as every message is (engine/errors.py): `OpError("index_past_axis",
+    "index", i=5, n=3)` is the template msg_index_past_axis of engine/words, `.msg` that key and
+    its params (worded in any language), `.message` its English. `limit` names the setting
+    that stopped it, if one did."""
+
+    def __init__(
+        self, key: str, code: str = "op", *, limit: str | None = None, **params: Any
+    ) -> None:
+        self.msg = Msg(key, params)
+        self.message = str(self.msg)
+        super().__init__(self.message)
+        self.code, self.limit = code, limit
 
 
 # The most dimensions a value may have. NumPy's arrays stop at 64, and its broadcasting
 # (np.broadcast, under np.broadcast_shapes) at 32: past that it raises RuntimeError, not a
 # shape error. No lesson comes near it; the language refuses more with a message that says so.
 MAX_RANK = 32
-
-
-def rank_message(shape: tuple[int, ...]) -> str:
-    return (
-        f"a value can have at most {MAX_RANK} dimensions (NumPy broadcasts no more); "
-        f"this one would have {len(shape)}"
-    )
 
 
 def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
@@ -40,8 +44,8 @@ def broadcast_shape(*shapes: tuple[int, ...]) -> tuple[int, ...]:
         for i, n in enumerate(s, ndim - len(s)):
             if n != out[i]:
                 if out[i] != 1 and n != 1:
-                    listed = " and ".join(str(tuple(s)) for s in shapes)
-                    raise OpError(f"shapes {listed} do not broadcast", "shape")
+                    *first, last = (str(tuple(s)) for s in shapes)
+                    raise OpError("broadcast", "shape", a=", ".join(first), b=last)
                 if out[i] == 1:
                     out[i] = n
     return tuple(out)

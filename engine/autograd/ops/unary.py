@@ -80,7 +80,7 @@ class Exp(Unary):
 
     name, symbol, rules = "exp", "exp", ("ū·{out}",)
     function, method = "exp", True
-    domain_hint = "exp overflows float64 above about 709"
+    domain_hint = "hint_exp"
     jvp_rule, saved, grad_fn_name = "{out}·{d0}", ("out",), "ExpBackward0"
     torch_name, jax_name = "torch.exp", "jnp.exp"
 
@@ -102,7 +102,7 @@ class Log(Unary):
 
     name, symbol, rules = "log", "log", ("ū/{0}",)
     function, method = "log", True
-    domain_hint = "log needs positive numbers: log(0) is −inf, log of a negative is NaN"
+    domain_hint = "hint_log"
     jvp_rule, saved, grad_fn_name = "{d0}/{0}", ("in0",), "LogBackward0"
     torch_name, jax_name = "torch.log", "jnp.log"
 
@@ -124,7 +124,7 @@ class Sqrt(Unary):
 
     name, symbol, rules = "sqrt", "sqrt", ("ū/(2·{out})",)
     function, method = "sqrt", True
-    domain_hint = "sqrt needs numbers ≥ 0, and its gradient at 0 is infinite"
+    domain_hint = "hint_sqrt"
     jvp_rule, saved, grad_fn_name = "{d0}/(2·{out})", ("out",), "SqrtBackward0"
     torch_name, jax_name = "torch.sqrt", "jnp.sqrt"
 

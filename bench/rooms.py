@@ -138,7 +138,9 @@ async def _bot(ports: list[int], code: str, sockets: int, address: str) -> None:
         except Exception:
             stats["refused"] += 1
             return
-        await c.send(json.dumps({"type": "hello", "role": "student", "id": secrets.token_urlsafe(9)}))
+        await c.send(
+            json.dumps({"type": "hello", "role": "student", "id": secrets.token_urlsafe(9)})
+        )
         try:
             welcome = json.loads(await asyncio.wait_for(c.recv(), 30))
         except Exception:
@@ -194,12 +196,16 @@ async def _bot(ports: list[int], code: str, sockets: int, address: str) -> None:
 
 
 @contextlib.contextmanager
-def bot(ports: list[int], code: str, sockets: int, address: str = BOT_ADDRESS) -> Iterator[dict[str, Any]]:
+def bot(
+    ports: list[int], code: str, sockets: int, address: str = BOT_ADDRESS
+) -> Iterator[dict[str, Any]]:
     """The bot in a process of its own, connected; on leaving, stopped, and what it did is put
     into the dict yielded."""
     args = [sys.executable, "-m", "bench.rooms", "bot", code, "--ports", ",".join(map(str, ports)),
             "--sockets", str(sockets), "--address", address]  # fmt: skip
-    proc = subprocess.Popen(args, cwd=load.ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    proc = subprocess.Popen(
+        args, cwd=load.ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
     out: dict[str, Any] = {}
     try:
         assert proc.stdout is not None and proc.stdin is not None
@@ -256,7 +262,9 @@ async def _students(
             url(ports[i % len(ports)]), open_timeout=30, compression="deflate" if deflate else None,
             local_addr=(STUDENT_ADDRESS, 0),
         )  # fmt: skip
-        await c.send(json.dumps({"type": "hello", "role": "student", "id": secrets.token_urlsafe(9)}))
+        await c.send(
+            json.dumps({"type": "hello", "role": "student", "id": secrets.token_urlsafe(9)})
+        )
         conns.append(c)
 
     async def receive(i: int, c: Any) -> None:
@@ -388,7 +396,9 @@ def row(r: dict[str, Any]) -> tuple[str, str, str, str, str]:
     target = "p99 ≤ 150 ms (send → each student's receipt); memory per student reported"
     if bot_sockets:
         what += f", beside a {bot_sockets}-socket bot sending at its allowed rate"
-        target = "p99 ≤ 150 ms, no state missed, nobody dropped, every student's answer counted once"
+        target = (
+            "p99 ≤ 150 ms, no state missed, nobody dropped, every student's answer counted once"
+        )
     if "skipped" in r:
         return (what, target, r["skipped"], "—", "–")
     measured = (

@@ -1,13 +1,17 @@
 """A room socket's client for the tests (the `websockets` library, asyncio), and the HTTP calls
-around a room (urllib: real requests to a real server)."""
+around a room (http.client: real requests to a real server).
+
+Both may come from an address of their own: all of 127.0.0.0/8 is this machine's loopback, so
+`address="127.0.0.66"` is another client's laptop to the server (and to nginx, which passes
+its $remote_addr on)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
-import urllib.error
-import urllib.request
+import urllib.parse
 from concurrent.futures import ThreadPoolExecutor
+from http.client import HTTPConnection
 from typing import Any
 
 import websockets
@@ -22,22 +26,49 @@ def run(coro: Any, timeout: float = 30) -> Any:
 
 
 def http(
-    method: str, url: str, body: Any = None, headers: dict[str, str] | None = None
+    method: str,
+    url: str,
+    body: Any = None,
+    headers: dict[str, str] | None = None,
+    address: str | None = None,
+    timeout: float = 10,
 ) -> tuple[int, dict[str, str], bytes]:
-    """(status, headers with lower-case names, body) of one request."""
-    data = None if body is None else json.dumps(body).encode()
-    req = urllib.request.Request(url, data=data, method=method, headers=headers or {})
-    if data is not None:
-        req.add_header("content-type", "application/json")
-    try:
-        with urllib.request.urlopen(req, timeout=10) as r:
-            return r.status, {k.lower(): v for k, v in r.headers.items()}, r.read()
-    except urllib.error.HTTPError as err:
-        return err.code, {k.lower(): v for k, v in err.headers.items()}, err.read()
+    """(status, headers with lower-case names, body) of one request (redirects followed),
+    from `address` if given."""
+    for _ in range(5):
+        parts = urllib.parse.urlsplit(url)
+        conn = HTTPConnection(
+            parts.hostname or "127.0.0.1",
+            parts.port or 80,
+            timeout=timeout,
+            source_address=(address, 0) if address else None,
+        )
+        data = None if body is None else json.dumps(body).encode()
+        sent = dict(headers or {})
+        if data is not None:
+            sent.setdefault("content-type", "application/json")
+        try:
+            path = parts.path + ("?" + parts.query if parts.query else "")
+            conn.request(method, path or "/", body=data, headers=sent)
+            r = conn.getresponse()
+            got = {k.lower(): v for k, v in r.getheaders()}
+            out = r.read()
+        finally:
+            conn.close()
+        if r.status in (301, 302, 303, 307, 308) and "location" in got:
+            url = urllib.parse.urljoin(url, got["location"])
+            method, body = ("GET", None) if r.status == 303 else (method, body)
+            continue
+        return r.status, got, out
+    raise AssertionError(f"too many redirects from {url}")
 
 
-def create_room(base: str, state: dict[str, Any] | None = None) -> dict[str, Any]:
-    status, _, body = http("POST", base + "/api/rooms", {"state": state} if state else {})
+def create_room(
+    base: str, state: dict[str, Any] | None = None, address: str | None = None
+) -> dict[str, Any]:
+    status, _, body = http(
+        "POST", base + "/api/rooms", {"state": state} if state else {}, address=address
+    )
     assert status == 201, body
     return dict(json.loads(body))
 
@@ -54,22 +85,58 @@ class Client:
         self.conn = conn
 
     @classmethod
-    async def open(cls, base: str, code: str) -> Client:
+    async def open(
+        cls,
+        base: str,
+        code: str,
+        address: str | None = None,
+        origin: str | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Client:
         url = base.replace("http://", "ws://") + f"/api/rooms/{code}/ws"
-        return cls(await websockets.connect(url, max_size=None, open_timeout=10))
+        extra: dict[str, Any] = {}
+        if address:
+            extra["local_addr"] = (address, 0)
+        return cls(
+            await websockets.connect(
+                url,
+                max_size=None,
+                open_timeout=10,
+                origin=origin,  # type: ignore[arg-type]
+                additional_headers=headers,
+                compression=None,
+                **extra,
+            )
+        )
 
     @classmethod
-    async def join(cls, base: str, room: dict[str, Any], role: str = "student") -> Client:
-        """Open a socket and say hello; the welcome is read, the rest is left to the test."""
-        c = await cls.open(base, room["room"])
-        hello = {"type": "hello", "role": role}
+    async def join(
+        cls,
+        base: str,
+        room: dict[str, Any],
+        role: str = "student",
+        member: str | None = None,
+        address: str | None = None,
+        restore: dict[str, Any] | None = None,
+    ) -> Client:
+        """Open a socket and say hello (with `member`, a member id, if given); the welcome is
+        read, the rest is left to the test."""
+        c = await cls.open(base, room["room"], address=address)
+        hello: dict[str, Any] = {"type": "hello", "role": role}
         if role == "instructor":
             hello["key"] = room["instructor_key"]
+        if member:
+            hello["id"] = member
+        if restore is not None:
+            hello["restore"] = restore
         await c.send(hello)
         welcome = await c.recv()
         assert welcome["type"] == "welcome" and welcome["role"] == role, welcome
         c.id = welcome["id"]
+        c.welcome = welcome
         return c
+
+    welcome: dict[str, Any] = {}
 
     id: str = ""
 

@@ -1,11 +1,17 @@
 """The hub: where rooms live and how a message reaches every member of one.
 
-`Hub` is the interface and what both kinds share: the members connected to this process, each
-with its own bounded queue (a send never waits on a slow socket: a member whose queue is full is
+`Hub` is the interface and what both kinds share: the sockets connected to this process, each
+with its own bounded queue (a send never waits on a slow socket: one whose queue is full is
 dropped), and presence and tally sent to the instructors here at most 10 times a second.
 `MemoryHub` (app/rooms/memory_hub.py) keeps the rooms in this process (the default: one
 process, nothing to install); `RedisHub` (app/rooms/redis_hub.py) keeps them in Redis, so that
 replicas share them.
+
+A member is a student's member id (the page keeps it in its tab), not a socket: its sockets
+(a reconnect, a second tab, a failover to another replica) are one member with one answer.
+Students per room, members per address and sockets per member are bounded; a student refused
+for one of them is told when to try again (close 1013), never refused for good while the room
+has a place.
 """
 
 from __future__ import annotations
@@ -14,7 +20,7 @@ import asyncio
 import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -24,18 +30,42 @@ from app.rooms import protocol as p
 
 REFRESH_SECONDS = 0.1  # presence and tally: at most 10 messages a second per room and process
 CODE_TRIES = 20  # fresh codes tried before giving up (a collision in 7e8 codes is rare)
+RETRY_SECONDS = 5.0  # what a refused student is told to wait before trying again
+TRY_LATER = 1013  # the websocket close code "try again later"
+PUT_BACK = 1012  # closes an instructor whose room Redis lost: its page reconnects to restore it
 
 
 class RoomError(Exception):
-    """A refusal a client is told about: an `error` with `code`, maybe closing with `close`."""
+    """A refusal a client is told about: an `error` with `code`, maybe closing with `close`;
+    `retry_after` when trying again later helps, `status` the HTTP status for a route."""
 
-    def __init__(self, code: str, message: str, close: int | None = None) -> None:
+    def __init__(
+        self,
+        code: str,
+        message: str,
+        close: int | None = None,
+        retry_after: float | None = None,
+        status: int = 503,
+    ) -> None:
         super().__init__(message)
         self.code, self.message, self.close = code, message, close
+        self.retry_after, self.status = retry_after, status
 
 
 def gone(code: str) -> RoomError:
-    return RoomError("not_found", f"there is no room {code} (it ended, or expired)", 4404)
+    return RoomError(
+        "not_found", f"there is no room {code} (it ended, or expired)", 4404, status=404
+    )
+
+
+def unavailable(what: str = "the room") -> RoomError:
+    return RoomError(
+        "unavailable",
+        f"{what} cannot be reached now: the server cannot reach its Redis "
+        "(GRADTRACE_REDIS_URL); try again",
+        TRY_LATER,
+        retry_after=2.0,
+    )
 
 
 @dataclass(frozen=True)
@@ -53,19 +83,41 @@ class RoomView:
     state: dict[str, Any]
 
 
+@dataclass(frozen=True)
+class Latest:
+    """What a socket that joins is sent at once."""
+
+    seq: int
+    state_json: str
+    question: p.Question | None
+    revealed: bool
+    answer_key: str | None  # the member's answer to the open question, if it has one
+
+
 class Member:
-    """One socket in a room: what is to be sent to it waits in `queue` (None: close now)."""
+    """One socket in a room: what is to be sent to it waits in `queue` (None: close now, with
+    `close_code`). `id` is the member's (a student's sockets share it); `sid` the socket's."""
 
-    __slots__ = ("id", "role", "queue", "last_seq", "presence", "dropped", "closing")
+    __slots__ = ("sid", "id", "role", "address", "queue", "last_seq", "presence", "dropped",
+                 "closing", "close_code")  # fmt: skip
 
-    def __init__(self, role: str, queue_limit: int, member_id: str | None = None) -> None:
-        self.id = member_id or codes.new_member_id()
+    def __init__(
+        self,
+        role: str,
+        queue_limit: int,
+        member_id: str | None = None,
+        address: str | None = None,
+    ) -> None:
+        self.sid = codes.new_member_id()
+        self.id = member_id or (self.sid if role == "instructor" else codes.new_member_id())
         self.role = role
+        self.address = address or "-"
         self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_limit)
         self.last_seq = -1  # the newest state sent: never an older one after it
         self.presence = -1  # the student count it was told last
         self.dropped = asyncio.Event()  # set when it could not keep up
         self.closing = False
+        self.close_code = 1000
 
     @property
     def instructor(self) -> bool:
@@ -84,11 +136,13 @@ class Member:
             self.last_seq = seq
             self.send(text)
 
-    def finish(self, text: str | None) -> None:
-        """Send `text` (if any), then close."""
+    def finish(self, text: str | None, close: int = 1000) -> None:
+        """Send `text` (if any), then close with `close`."""
+        if self.closing:
+            return
         if text is not None:
             self.send(text)
-        self.closing = True
+        self.closing, self.close_code = True, close
         try:
             self.queue.put_nowait(None)
         except asyncio.QueueFull:
@@ -105,16 +159,20 @@ class Coalesced:
 
 @dataclass
 class Local:
-    """The members of one room connected to this process."""
+    """The sockets of one room connected to this process, by socket id."""
 
-    members: dict[str, Member] = field(default_factory=dict)
+    sockets: dict[str, Member] = field(default_factory=dict)
     refresh: dict[str, Coalesced] = field(default_factory=dict)
+    lost: float | None = None  # RedisHub: when Redis was found to have lost the room
 
     def instructors(self) -> list[Member]:
-        return [m for m in self.members.values() if m.instructor]
+        return [m for m in self.sockets.values() if m.instructor]
 
     def students(self) -> list[Member]:
-        return [m for m in self.members.values() if not m.instructor]
+        return [m for m in self.sockets.values() if not m.instructor]
+
+    def of_member(self, member_id: str) -> list[Member]:
+        return [m for m in self.sockets.values() if m.id == member_id]
 
 
 class Hub(ABC):
@@ -123,18 +181,31 @@ class Hub(ABC):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.local: dict[str, Local] = {}
+        self.sockets = 0  # room sockets open in this process (the session counts them)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._http = asyncio.Semaphore(max(1, settings.room_requests_in_flight))
 
     # --- the rooms (each backend's own) ---------------------------------------------------------
     @abstractmethod
-    async def create(self, state: dict[str, Any]) -> Created:
-        """A new room opening at `state`; RoomError("full") past max_rooms."""
+    async def create(
+        self,
+        state: dict[str, Any],
+        address: str | None,
+        restore: tuple[str, str, p.Restore] | None = None,
+    ) -> Created:
+        """A new room opening at `state`, made from `address`; or with `restore` (code, key,
+        the room as the instructor's page holds it), that room put back. RoomError past
+        max_rooms or max_rooms_per_address, or when a restored room was ended."""
 
     @abstractmethod
     async def view(self, code: str) -> RoomView | None: ...
 
     @abstractmethod
     async def key_matches(self, code: str, key: str | None) -> bool: ...
+
+    @abstractmethod
+    async def key_signed(self, code: str, key: str | None) -> bool:
+        """Whether the server made `key` for `code` (the room may be gone)."""
 
     @abstractmethod
     async def end(self, code: str, reason: str = "ended") -> bool:
@@ -163,11 +234,12 @@ class Hub(ABC):
         """Count the member in (RoomError: no room, or full)."""
 
     @abstractmethod
-    async def _release(self, code: str, member: Member) -> None: ...
+    async def _release(self, code: str, member: Member, still_here: bool) -> None:
+        """The socket left; `still_here`: the member has another socket in this process."""
 
     @abstractmethod
-    async def _latest(self, code: str) -> tuple[int, str, p.Question | None, bool]:
-        """(seq, the state's JSON, the open question, revealed?) of a room that exists."""
+    async def _latest(self, code: str, member: Member) -> Latest:
+        """What the joining socket is sent, of a room that exists."""
 
     @abstractmethod
     async def _tally(self, code: str) -> tuple[p.Question, dict[str, int]] | None: ...
@@ -188,58 +260,89 @@ class Hub(ABC):
         task.add_done_callback(self._tasks.discard)
         return task
 
+    @contextlib.asynccontextmanager
+    async def http_slot(self) -> AsyncIterator[None]:
+        """A place for one room request (HTTP) that waits on the rooms' store; none free:
+        RoomError("busy") at once (room_requests_in_flight), never a wait in line."""
+        if self._http.locked():
+            raise RoomError(
+                "busy",
+                f"{self.settings.room_requests_in_flight} room requests are waiting on the "
+                "rooms' store, as many as wait at once (room_requests_in_flight); try again",
+                retry_after=2.0,
+            )
+        async with self._http:
+            yield
+
     # --- members (shared) -----------------------------------------------------------------------
+    def _welcome(self, code: str, member: Member) -> str:
+        s = self.settings
+        rate, burst = (
+            (s.room_messages_per_second, s.room_message_burst)
+            if member.instructor
+            else (s.room_student_messages_per_second, s.room_student_message_burst)
+        )
+        return p.dumps({"type": "welcome", "room": code, "role": member.role, "id": member.id,
+                        "expires_in": int(s.room_idle_seconds),
+                        "limits": {"max_message_bytes": s.max_room_message_bytes,
+                                   "messages_per_second": rate, "burst": burst}})  # fmt: skip
+
     async def join(self, code: str, member: Member) -> None:
         """Admit the member and queue what it needs at once: welcome, the latest state, the
-        open question, and for an instructor the count and the tally."""
+        open question (and the member's answer to it), and for an instructor the count and
+        the tally."""
         await self.start()
-        if member.id in self.local.get(code, Local()).members:
-            member.id = codes.new_member_id()  # an id given back twice: the second is new
+        here = self.local.get(code)
+        limit = self.settings.room_sockets_per_member
+        if not member.instructor and here and len(here.of_member(member.id)) >= limit:
+            raise RoomError(
+                "full",
+                f"this member has {limit} sockets in the room here, its "
+                "room_sockets_per_member: close one, or try again",
+                TRY_LATER,
+                retry_after=RETRY_SECONDS,
+            )
         await self._admit(code, member)
-        s = self.settings
-        welcome = {"type": "welcome", "room": code, "role": member.role, "id": member.id,
-                   "expires_in": int(s.room_idle_seconds),
-                   "limits": {"max_message_bytes": s.max_room_message_bytes,
-                              "messages_per_second": s.room_messages_per_second,
-                              "burst": s.room_message_burst}}  # fmt: skip
-        member.send(p.dumps(welcome))
-        self.local.setdefault(code, Local()).members[member.id] = member
+        member.send(self._welcome(code, member))
+        room = self.local.setdefault(code, Local())
+        room.sockets[member.sid] = member
+        room.lost = None
         try:
-            await self._listen(code)
-            seq, state_json, question, revealed = await self._latest(code)
+            latest = await self._latest(code, member)
         except BaseException:
             await self.leave(code, member)
             raise
-        member.send_state(seq, p.state_message(seq, state_json))
-        if question is not None and not revealed:
-            member.send(p.dumps(question.full() if member.instructor else question.public()))
+        member.send_state(latest.seq, p.state_message(latest.seq, latest.state_json))
+        q = latest.question
+        if q is not None and not latest.revealed:
+            member.send(p.dumps(q.full() if member.instructor else q.public()))
+            if latest.answer_key is not None:
+                member.send(p.answered_message(q.id, latest.answer_key))
         if member.instructor:
             member.presence = await self.student_count(code)
             member.send(p.presence_message(member.presence))
-            if question is not None and not revealed:
+            if q is not None and not latest.revealed:
                 self.poke(code, "tally")
         else:
             await self._presence_changed(code)
 
     async def leave(self, code: str, member: Member) -> None:
         room = self.local.get(code)
-        if room is None or room.members.pop(member.id, None) is None:
+        if room is None or room.sockets.pop(member.sid, None) is None:
             return
-        if not room.members:
+        still_here = bool(room.of_member(member.id))
+        if not room.sockets:
             self._emptied(code)
-        await self._release(code, member)
+        await self._release(code, member, still_here)
         if not member.instructor:
             await self._presence_changed(code)
 
     def _emptied(self, code: str) -> None:
-        """No member of the room is connected here any more."""
+        """No socket of the room is connected here any more."""
         room = self.local.pop(code, None)
         for c in room.refresh.values() if room else ():
             if c.task is not None:
                 c.task.cancel()
-
-    async def _listen(self, code: str) -> None:  # noqa: B027 - a hook, as start
-        """Be told of the room's messages from now on (RedisHub: subscribe)."""
 
     async def _presence_changed(self, code: str) -> None:
         self.poke(code, "presence")
@@ -249,13 +352,13 @@ class Hub(ABC):
         room = self.local.get(code)
         if room is None:
             return
-        for m in list(room.members.values()):
+        for m in list(room.sockets.values()):
             if to == "all" or (to == "instructors") == m.instructor:
                 m.send(text)
 
     def deliver_state(self, code: str, seq: int, text: str) -> None:
         room = self.local.get(code)
-        for m in list(room.members.values()) if room else ():
+        for m in list(room.sockets.values()) if room else ():
             m.send_state(seq, text)
 
     def end_here(self, code: str, reason: str) -> None:
@@ -263,7 +366,7 @@ class Hub(ABC):
         if room is None:
             return
         text = p.ended_message(reason)
-        for m in room.members.values():
+        for m in room.sockets.values():
             m.finish(text)
         for c in room.refresh.values():
             if c.task is not None:
@@ -289,7 +392,8 @@ class Hub(ABC):
             await asyncio.sleep(wait)
         c.task = None  # a poke from here on asks for the next refresh
         c.last = time.monotonic()
-        await refresh(code)
+        with contextlib.suppress(RoomError):  # the store is away: the next poke tries again
+            await refresh(code)
 
     async def _refresh_presence(self, code: str) -> None:
         room = self.local.get(code)
@@ -308,8 +412,39 @@ class Hub(ABC):
 
 
 def full_of_rooms(limit: int) -> RoomError:
-    return RoomError("full", f"the server has {limit} rooms open, its max_rooms: try later")
+    return RoomError(
+        "full", f"the server has {limit} rooms open, its max_rooms: try later", retry_after=60
+    )
+
+
+def too_many_rooms(limit: int) -> RoomError:
+    return RoomError(
+        "too_many",
+        f"this address has {limit} rooms open, as many as one address may "
+        "(max_rooms_per_address); end one, or wait for an undriven one to expire",
+        retry_after=60,
+        status=429,
+    )
 
 
 def room_full(limit: int) -> RoomError:
-    return RoomError("full", f"the room has {limit} students, its max_students_per_room", 4429)
+    return RoomError(
+        "full",
+        f"the room has {limit} students, its max_students_per_room: a place may free up",
+        TRY_LATER,
+        retry_after=RETRY_SECONDS,
+    )
+
+
+def address_full(limit: int) -> RoomError:
+    return RoomError(
+        "full",
+        f"the room has {limit} members from this address, as many as one address may "
+        "(room_members_per_address): a place may free up",
+        TRY_LATER,
+        retry_after=RETRY_SECONDS,
+    )
+
+
+def was_ended(code: str) -> RoomError:
+    return RoomError("not_found", f"room {code} was ended: it cannot be put back", 4404, status=404)

@@ -1,53 +1,72 @@
 """The room socket's messages: the schema, and parsing and checking what a client sends.
 
 Every message is one JSON object (a text frame) with a `type`. A message over
-max_room_message_bytes, or one that is not such an object, is refused with `error`.
+max_room_message_bytes, or one that is not such an object, is refused with `error`; so is a
+number of more than MAX_DIGITS digits (the socket stays open, as for every refusal).
 
 Client → server
     hello    first, within room_hello_seconds: {"type": "hello", "role": "student"} or
-             {"type": "hello", "role": "instructor", "key": KEY}; may carry "id": the id of
-             this client's earlier welcome, so that a phone that reconnects keeps its answer
+             {"type": "hello", "role": "instructor", "key": KEY}. A student's may carry "id":
+             its member id (the welcome's, kept by the page in the tab), so that a reconnect,
+             a failover or a rejoin is the same member, with the same answer. An instructor's
+             may carry "restore": {"seq": N, "state": STATE, "question": ASK or null,
+             "revealed": BOOL}, the room as that page holds it: if the room is gone because
+             Redis lost it (a restart), it is put back with the same code, key and seq
+             (never a room that was ended; the key must be the one the server made for it)
     state    instructor: {"type": "state", "state": STATE} (a `seq` sent with it is ignored)
     ask      instructor: {"type": "ask", "id": ID, "question": TEXT, "kind": "value"|"choice",
              "choices": [TEXT, ...] (kind "choice": 2–20 of them), "answer": VALUE (optional),
-             ...}: any further fields (say "step", "node") go to the students as they are. A
-             new ask replaces the open question and its answers.
+             "hidden": {...} (optional: kept from students until the reveal, such as which
+             wrong answers a misconception explains), ...}: any further fields (say "step",
+             "about") go to the students as they are. A new ask replaces the open question
+             and its answers.
     reveal   instructor: {"type": "reveal", "id": ID}
     end      instructor: {"type": "end"}
-    answer   student: {"type": "answer", "id": ID, "value": VALUE}; one per student, a later
-             one replaces it, none after the reveal
+    answer   student: {"type": "answer", "id": ID, "value": VALUE, "ref": REF (optional)};
+             one per member, a later one replaces it, none after the reveal. REF (a short
+             string or number) comes back in its `answered`, or in the `error` that refused it
     ping     anyone: {"type": "ping"} → {"type": "pong"}
 
 Server → client
     welcome  after an accepted hello: {"type": "welcome", "room": CODE, "role": ROLE,
-             "id": MEMBER_ID (random, per connection), "expires_in": SECONDS,
-             "limits": {"max_message_bytes": N, "messages_per_second": R, "burst": B}}
+             "id": MEMBER_ID (the hello's, or a new random one), "expires_in": SECONDS,
+             "limits": {"max_message_bytes": N, "messages_per_second": R, "burst": B}} (the
+             limits of this socket's role: students send less than an instructor)
     state    {"type": "state", "seq": N, "state": STATE} to everyone, the instructor too; at
              once after welcome, the latest (seq 0 is the view the room was made with, maybe
              {}). seq grows by one per accepted state; a client never gets an older seq after
              a newer one.
-    presence instructors: {"type": "presence", "students": N}, on hello and when N changes
-    ask      students: the ask without "answer"; instructors: with it and "answer_key"; sent
-             on hello too while a question is open
+    presence instructors: {"type": "presence", "students": N} (members, not sockets), on hello
+             and when N changes
+    ask      students: the ask without "answer" and "hidden"; instructors: with them and
+             "answer_key"; sent on hello too while a question is open
     tally    instructors: {"type": "tally", "id": ID, "kind": KIND, "counts": {KEY: n, ...},
              "total": n}, live, at most 10 a second
-    answered the student who answered: {"type": "answered", "id": ID, "key": KEY}
-    reveal   everyone: the ask's fields (with "answer" and "answer_key", null when none was
-             given) and "counts", "total"
+    answered the member who answered, once the answer is stored: {"type": "answered", "id":
+             ID, "key": KEY, "ref": REF}; on hello too, for the answer the member gave before
+    reveal   everyone: the ask's fields (with "answer", "answer_key" and "hidden") and
+             "counts", "total"
     ended    {"type": "ended", "reason": "ended"|"expired"}, then the socket closes (1000)
-    error    {"type": "error", "code": CODE, "message": TEXT}: the message was refused and
+    error    {"type": "error", "code": CODE, "message": TEXT, "retry_after": SECONDS (when
+             trying again later helps), "ref": REF (an answer's)}: the message was refused and
              changed nothing. Codes: malformed, too_large, rate, forbidden (a student's state,
              ask, reveal or end; an instructor's answer), closed (no such open question),
-             hello, not_found, full, wrong_key.
+             hello, not_found, full, busy, unavailable (Redis could not store it: send it
+             again), wrong_key, cross_site.
     pong
 
 An answer's KEY is how answers are counted: for kind "value", the number rounded to 4
 significant digits, written as JavaScript's Number() reads it ("4", "0.3333", "1.235e+20");
-for kind "choice", the choice itself.
+for kind "choice", the choice itself. Answers are counted per member id, so a member's
+sockets, reconnects and re-sent answers count once.
 
-Closing codes: 4400 no or bad hello, 4403 wrong key, 4404 no such room (or it ended), 4429 room
-full or a client that keeps sending past the rate, 4408 a client too slow to read what it is
-sent (its queue of room_queue_messages filled, or one send took room_send_seconds).
+Closing codes: 4400 no or bad hello, 4403 wrong key, 4404 no such room (or it ended), 4429 a
+client that keeps sending past the rate, 4408 a client too slow to read what it is sent (its
+queue of room_queue_messages filled, or one send took room_send_seconds); 1013 try again
+later (the error before it says when: the room is full, this address or member holds its
+share of it, the server holds as many sockets as its open files allow, too many unknown codes
+from this address, or Redis cannot be reached); 1012 the instructor's page is to put the room
+back (Redis lost it): reconnect with "restore"; 1008 a page of another site (its Origin).
 
 STATE holds only these keys, each a string, number, boolean or null, with the meanings of the
 page's query parameters: source, values, accumulate, order, step, fwd, lang, lesson, collapse,
@@ -72,7 +91,10 @@ STATE_KEYS = frozenset(
 ROLES = ("student", "instructor")
 KINDS = ("value", "choice")
 ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
-MEMBER_ID = re.compile(r"[A-Za-z0-9_-]{12}")  # codes.new_member_id()
+MEMBER_ID = re.compile(r"[A-Za-z0-9_-]{12,32}")  # codes.new_member_id(), or a page's own
+REF_CHARS = 64  # an answer's ref, echoed
+MAX_DIGITS = 30  # digits of one number in a message: more is no value a class uses
+MAX_SEQ = 2**53  # a restored seq: one JavaScript still counts exactly
 MAX_QUESTION_CHARS = 500
 MAX_CHOICES = 20
 MAX_CHOICE_CHARS = 120
@@ -97,6 +119,22 @@ def _refuse_constant(token: str) -> Any:
     raise ValueError(f"{token} is not JSON")
 
 
+class _LongNumber(ValueError):
+    """A number past MAX_DIGITS digits, met while parsing."""
+
+
+def _int(text: str) -> int:
+    if len(text.lstrip("-")) > MAX_DIGITS:
+        raise _LongNumber
+    return int(text)
+
+
+def _float(text: str) -> float:
+    if len(text) > MAX_DIGITS + 10:  # digits, a sign, a point and an exponent
+        raise _LongNumber
+    return float(text)
+
+
 def loads(text: str | bytes, max_bytes: int) -> dict[str, Any]:
     """One message: a JSON object of at most `max_bytes` (the setting named when over)."""
     size = len(text.encode("utf-8", "replace")) if isinstance(text, str) else len(text)
@@ -106,7 +144,11 @@ def loads(text: str | bytes, max_bytes: int) -> dict[str, Any]:
             f"the message is {size} bytes, over max_room_message_bytes ({max_bytes})",
         )
     try:
-        obj = json.loads(text, parse_constant=_refuse_constant)
+        obj = json.loads(text, parse_constant=_refuse_constant, parse_int=_int, parse_float=_float)
+    except _LongNumber:
+        raise ProtocolError(
+            "malformed", f"a number in the message has more than {MAX_DIGITS} digits"
+        ) from None
     except (ValueError, RecursionError):
         raise ProtocolError("malformed", "the message is not JSON") from None
     if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
@@ -118,7 +160,13 @@ def loads(text: str | bytes, max_bytes: int) -> dict[str, Any]:
 
 
 def _number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite number (an int too large for a float, as a JSON body may hold, is not)."""
+    if not isinstance(x, int | float) or isinstance(x, bool):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 def _nested_numbers(x: Any, depth: int = 0) -> bool:
@@ -185,6 +233,7 @@ class Question:
     choices: tuple[str, ...] | None
     answer: Any  # as the instructor gave it, or None
     extra: dict[str, Any] = field(default_factory=dict)
+    hidden: dict[str, Any] | None = None  # for instructors and the reveal only
 
     def key_of(self, value: Any) -> str:
         """The counted form of an answer (module docstring), or ProtocolError."""
@@ -213,7 +262,10 @@ class Question:
         return out
 
     def full(self) -> dict[str, Any]:
-        return {**self.public(), "answer": self.answer, "answer_key": self.answer_key}
+        out = {**self.public(), "answer": self.answer, "answer_key": self.answer_key}
+        if self.hidden is not None:
+            out["hidden"] = self.hidden
+        return out
 
     def reveal(self, counts: dict[str, int]) -> dict[str, Any]:
         return {**self.full(), "type": "reveal", "counts": counts, "total": sum(counts.values())}
@@ -249,9 +301,12 @@ def parse_ask(msg: dict[str, Any]) -> Question:
     elif choices is not None:
         raise ProtocolError("malformed", '"choices" goes with kind "choice" only')
     reserved = {"type", "id", "question", "kind", "choices", "answer", "answer_key",
-                "counts", "total"}  # fmt: skip
+                "counts", "total", "hidden"}  # fmt: skip
     extra = {k: v for k, v in msg.items() if k not in reserved}
-    q = Question(qid, text, kind, choices, msg.get("answer"), extra)
+    hidden = msg.get("hidden")
+    if hidden is not None and not isinstance(hidden, dict):
+        raise ProtocolError("malformed", '"hidden" is an object (what students see at the reveal)')
+    q = Question(qid, text, kind, choices, msg.get("answer"), extra, hidden)
     if q.answer is not None:
         q.key_of(q.answer)  # a correct answer that no student could give is refused
     return q
@@ -261,10 +316,33 @@ def parse_ask(msg: dict[str, Any]) -> Question:
 
 
 @dataclass(frozen=True)
+class Restore:
+    """The room as the instructor's page holds it, to put back what Redis lost."""
+
+    seq: int
+    state: dict[str, Any]
+    question: Question | None
+    revealed: bool
+
+
+@dataclass(frozen=True)
 class Hello:
     role: str
     key: str | None
-    member_id: str | None = None  # the id of an earlier welcome, to keep one's answer
+    member_id: str | None = None  # the member's id (kept in the tab): its answer stays its own
+    restore: Restore | None = None
+
+
+def parse_restore(raw: Any) -> Restore:
+    if not isinstance(raw, dict):
+        raise ProtocolError("hello", '"restore" is {"seq", "state", "question", "revealed"}')
+    seq = raw.get("seq", 0)
+    if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq < MAX_SEQ:
+        raise ProtocolError("hello", '"restore.seq" is a whole number from 0 to 2**53')
+    state = check_state(raw.get("state") or {})
+    question = raw.get("question")
+    q = parse_ask({**question, "type": "ask"}) if isinstance(question, dict) else None
+    return Restore(seq, state, q, bool(raw.get("revealed")) and q is not None)
 
 
 def parse_hello(msg: dict[str, Any]) -> Hello:
@@ -280,8 +358,26 @@ def parse_hello(msg: dict[str, Any]) -> Hello:
     if member_id is not None and not (
         isinstance(member_id, str) and MEMBER_ID.fullmatch(member_id)
     ):
-        raise ProtocolError("hello", '"id" is the id of an earlier welcome')
-    return Hello(role, key if isinstance(key, str) else None, member_id)
+        raise ProtocolError("hello", '"id" is a member id: 12–32 letters, digits, _ or -')
+    restore = msg.get("restore")
+    if restore is not None and role != "instructor":
+        raise ProtocolError("hello", "only an instructor's hello restores the room")
+    return Hello(
+        role,
+        key if isinstance(key, str) else None,
+        member_id if role == "student" else None,
+        parse_restore(restore) if restore is not None else None,
+    )
+
+
+def answer_ref(msg: dict[str, Any]) -> str | int | None:
+    """The answer's `ref`, to echo (None when it has none, or none that can be echoed)."""
+    ref = msg.get("ref")
+    if isinstance(ref, str) and len(ref) <= REF_CHARS:
+        return ref
+    if isinstance(ref, int) and not isinstance(ref, bool) and abs(ref) < MAX_SEQ:
+        return ref
+    return None
 
 
 def answer_parts(msg: dict[str, Any]) -> tuple[str, Any]:
@@ -303,8 +399,22 @@ def state_message(seq: int, state_json: str) -> str:
     return f'{{"type":"state","seq":{seq},"state":{state_json}}}'
 
 
-def error_message(code: str, message: str) -> str:
-    return dumps({"type": "error", "code": code, "message": message})
+def error_message(
+    code: str, message: str, retry_after: float | None = None, ref: str | int | None = None
+) -> str:
+    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if retry_after is not None:
+        out["retry_after"] = retry_after
+    if ref is not None:
+        out["ref"] = ref
+    return dumps(out)
+
+
+def answered_message(qid: str, key: str, ref: str | int | None = None) -> str:
+    out: dict[str, Any] = {"type": "answered", "id": qid, "key": key}
+    if ref is not None:
+        out["ref"] = ref
+    return dumps(out)
 
 
 def presence_message(students: int) -> str:

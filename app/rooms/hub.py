@@ -262,8 +262,9 @@ class Hub(ABC):
 
     @contextlib.asynccontextmanager
     async def http_slot(self) -> AsyncIterator[None]:
-        """A place for one room request (HTTP) that waits on the rooms' store; none free:
-        RoomError("busy") at once (room_requests_in_flight), never a wait in line."""
+        """A place for one room request (HTTP) that waits on the rooms' store, for at most
+        twice room_redis_seconds in all; none free: RoomError("busy") at once
+        (room_requests_in_flight), never a wait in line."""
         if self._http.locked():
             raise RoomError(
                 "busy",
@@ -272,7 +273,11 @@ class Hub(ABC):
                 retry_after=2.0,
             )
         async with self._http:
-            yield
+            try:
+                async with asyncio.timeout(2 * self.settings.room_redis_seconds):
+                    yield
+            except TimeoutError:
+                raise unavailable() from None
 
     # --- members (shared) -----------------------------------------------------------------------
     def _welcome(self, code: str, member: Member) -> str:

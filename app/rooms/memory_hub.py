@@ -119,7 +119,7 @@ class MemoryHub(Hub):
             code, key, back = restore
             if code in self.rooms:
                 return Created(code, key, int(s.room_idle_seconds))
-            room = Room(codes.key_nonce(key) or "", p.dumps(back.state), addr, back.seq)
+            room = Room(codes.key_nonce(key) or "", p.dumps(back.state), addr, back.next_seq)
             room.question, room.revealed = back.question, back.revealed
             self.rooms[code] = room
             return Created(code, key, int(s.room_idle_seconds))

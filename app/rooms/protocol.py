@@ -319,10 +319,16 @@ def parse_ask(msg: dict[str, Any]) -> Question:
 class Restore:
     """The room as the instructor's page holds it, to put back what Redis lost."""
 
-    seq: int
+    seq: int  # the last the page saw
     state: dict[str, Any]
     question: Question | None
     revealed: bool
+
+    @property
+    def next_seq(self) -> int:
+        """The seq the room comes back at: after the page's last, so that every member takes
+        the view it holds (maybe newer than that seq's) as new."""
+        return self.seq + 1
 
 
 @dataclass(frozen=True)

@@ -47,7 +47,6 @@ import contextlib
 import json
 import logging
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import redis.asyncio as aioredis
@@ -309,15 +308,27 @@ def ended_key(code: str) -> str:
     return f"{PREFIX}ended:{code}"
 
 
-@contextlib.contextmanager
-def _reaching(what: str = "the room") -> Iterator[None]:
-    """Redis failing (down, stalled past room_redis_seconds, no connection free in time) is
-    a RoomError("unavailable") the client is told to retry."""
-    try:
-        yield
-    except RedisError as exc:
-        log.warning("rooms: Redis failed (%s: %s)", type(exc).__name__, exc)
-        raise unavailable(what) from None
+class _Reaching:
+    """Redis failing (down, stalled, no connection free in time) is a RoomError
+    ("unavailable") the client is told to retry; and whatever is inside takes at most
+    `seconds` (room_redis_seconds) in all, the pool's wait and a retry included."""
+
+    def __init__(self, seconds: float, what: str) -> None:
+        self.what = what
+        self.timeout = asyncio.timeout(seconds)
+
+    async def __aenter__(self) -> None:
+        await self.timeout.__aenter__()
+
+    async def __aexit__(self, kind: Any, exc: BaseException | None, tb: Any) -> bool:
+        try:
+            await self.timeout.__aexit__(kind, exc, tb)
+        except TimeoutError:
+            exc = TimeoutError("longer than room_redis_seconds")
+        if isinstance(exc, RedisError | TimeoutError):
+            log.warning("rooms: Redis failed (%s: %s)", type(exc).__name__, exc)
+            raise unavailable(self.what) from None
+        return False
 
 
 class RedisHub(Hub):
@@ -354,12 +365,15 @@ class RedisHub(Hub):
         self.every = max(0.2, min(5.0, s.room_idle_seconds / 4, s.room_orphan_seconds / 4))
         self.stale = 3 * self.every + 1
 
+    def _reaching(self, what: str = "the room") -> _Reaching:
+        return _Reaching(self.settings.room_redis_seconds, what)
+
     def _args(self) -> list[Any]:
         s = self.settings
         return [s.room_idle_seconds, s.room_orphan_seconds, BUS]
 
     async def _run(self, name: str, code: str, *args: Any, keys: tuple[str, ...] = ()) -> Any:
-        with _reaching():
+        async with self._reaching():
             return await self.scripts[name](
                 keys=[room_key(code), INDEX, *keys], args=[code, *self._args(), *args]
             )
@@ -371,7 +385,7 @@ class RedisHub(Hub):
         async with self._start_lock:
             if self._ready.is_set():
                 return
-            with _reaching("classes"):
+            async with self._reaching("classes"):
                 await self._check_epoch()
                 await self._load_secrets()
                 if self._background_task is None:
@@ -496,7 +510,7 @@ class RedisHub(Hub):
     async def _heartbeat(self) -> None:
         """Keep this replica's members counted, notice a Redis that lost its rooms, and find
         the rooms that have ended by themselves."""
-        with _reaching():
+        async with self._reaching():
             await self._check_epoch()
             await self._load_secrets()
         for code in list(self.local):
@@ -539,8 +553,9 @@ class RedisHub(Hub):
     async def _missing(self, code: str, instructor: bool = False) -> RoomError:
         """The refusal for a room that is not in Redis: gone, or (Redis lost it) to be put
         back: an instructor reconnects to restore it, a student tries again soon."""
-        with contextlib.suppress(RoomError), _reaching():
-            await self._check_epoch()
+        with contextlib.suppress(RoomError):
+            async with self._reaching():
+                await self._check_epoch()
         if not self._restoring():
             return gone(code)
         if instructor:
@@ -565,7 +580,7 @@ class RedisHub(Hub):
             q = back.question
             made = await self._run(
                 "create", code, codes.key_nonce(key), p.dumps(back.state), s.max_rooms,
-                s.max_rooms_per_address, back.seq, q.id if q else "", q.to_json() if q else "",
+                s.max_rooms_per_address, back.next_seq, q.id if q else "", q.to_json() if q else "",
                 "1" if back.revealed else "0", "1",
                 keys=(by_address(addr), ended_key(code)),
             )  # fmt: skip
@@ -589,19 +604,19 @@ class RedisHub(Hub):
     async def _announce_restored(self, code: str, back: p.Restore) -> None:
         """The room put back: its state and question to the sockets still open on every
         replica (their pages send their answers again), and each replica counts its members."""
-        text = p.state_message(back.seq, p.dumps(back.state))
+        text = p.state_message(back.next_seq, p.dumps(back.state))
         pipe = self.redis.pipeline(transaction=False)
-        pipe.publish(BUS, f"{code} T{back.seq}|{text}")
+        pipe.publish(BUS, f"{code} T{back.next_seq}|{text}")
         if back.question is not None and not back.revealed:
             pipe.publish(BUS, f"{code} S{p.dumps(back.question.public())}")
             pipe.publish(BUS, f"{code} I{p.dumps(back.question.full())}")
         pipe.publish(BUS, f"{code} Erestored")
-        with _reaching():
+        async with self._reaching():
             await pipe.execute()
 
     async def view(self, code: str) -> RoomView | None:
         await self.start()
-        with _reaching():
+        async with self._reaching():
             seq, state = await self.redis.hmget(room_key(code), ["seq", "state"])
         if seq is None:
             return None
@@ -609,7 +624,7 @@ class RedisHub(Hub):
 
     async def key_matches(self, code: str, key: str | None) -> bool:
         await self.start()
-        with _reaching():
+        async with self._reaching():
             nonce = await self.redis.hget(room_key(code), "nonce")
         return codes.key_matches(key, code, nonce, self.secrets)
 
@@ -617,8 +632,9 @@ class RedisHub(Hub):
         await self.start()
         if codes.key_signed(key, code, self.secrets):
             return True
-        with contextlib.suppress(RoomError), _reaching():
-            await self._load_secrets()  # another replica's secret, shared since the last beat
+        with contextlib.suppress(RoomError):
+            async with self._reaching():
+                await self._load_secrets()  # another replica's, shared since the last beat
         return codes.key_signed(key, code, self.secrets)
 
     async def end(self, code: str, reason: str = "ended") -> bool:
@@ -654,14 +670,14 @@ class RedisHub(Hub):
             _check(out, code, qid)
         q = p.Question.from_json(out[0])
         msg = p.dumps(q.reveal(p.counts_of(out[1:])))
-        with _reaching():
+        async with self._reaching():
             await self.redis.publish(BUS, f"{code} A{msg}")
 
     async def student_count(self, code: str) -> int:
         return int(await self._run("count", code, self.stale))
 
     async def _question(self, code: str, qid: str) -> p.Question:
-        with _reaching():
+        async with self._reaching():
             text, open_id = await self.redis.hmget(room_key(code), ["question", "qid"])
         if text is None or open_id != qid:
             raise RoomError("closed", f"no open question {qid!r}")

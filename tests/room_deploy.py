@@ -10,6 +10,7 @@ only what must differ replaced, each replacement required to match exactly once 
 from __future__ import annotations
 
 import os
+import resource
 import signal
 import subprocess
 import sys
@@ -76,6 +77,7 @@ class Replica:
     options: list[str]
     proc: subprocess.Popen[bytes] | None = None
     log: Path = field(default_factory=lambda: Path(tempfile.mkstemp(suffix=".log")[1]))
+    open_files: tuple[int, int] | None = None  # (soft, hard): a container's ulimit
 
     @property
     def url(self) -> str:
@@ -89,10 +91,16 @@ class Replica:
     def start(self) -> None:
         args = [sys.executable, "-m", "uvicorn", "app.main:app", "--host", load.HOST,
                 "--port", str(self.port), "--log-level", "warning", *self.options]  # fmt: skip
+        limits = self.open_files
+
+        def ulimit() -> None:
+            if limits is not None:
+                resource.setrlimit(resource.RLIMIT_NOFILE, limits)
+
         with self.log.open("ab") as log:
             self.proc = subprocess.Popen(
                 args, cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT), **self.env},
-                stdout=subprocess.DEVNULL, stderr=log,
+                stdout=subprocess.DEVNULL, stderr=log, preexec_fn=ulimit,
             )  # fmt: skip
         deadline = time.monotonic() + 60
         while True:

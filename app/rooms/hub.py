@@ -21,51 +21,16 @@ import contextlib
 import time
 from abc import ABC, abstractmethod
 from collections.abc import AsyncIterator, Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from app.config import Settings
-from app.rooms import codes
 from app.rooms import protocol as p
+from app.rooms.members import Coalesced, Local, Member
+from app.rooms.refusals import RETRY_SECONDS, TRY_LATER, RoomError, unavailable
 
 REFRESH_SECONDS = 0.1  # presence and tally: at most 10 messages a second per room and process
 CODE_TRIES = 20  # fresh codes tried before giving up (a collision in 7e8 codes is rare)
-RETRY_SECONDS = 5.0  # what a refused student is told to wait before trying again
-TRY_LATER = 1013  # the websocket close code "try again later"
-PUT_BACK = 1012  # closes an instructor whose room Redis lost: its page reconnects to restore it
-
-
-class RoomError(Exception):
-    """A refusal a client is told about: an `error` with `code`, maybe closing with `close`;
-    `retry_after` when trying again later helps, `status` the HTTP status for a route."""
-
-    def __init__(
-        self,
-        code: str,
-        message: str,
-        close: int | None = None,
-        retry_after: float | None = None,
-        status: int = 503,
-    ) -> None:
-        super().__init__(message)
-        self.code, self.message, self.close = code, message, close
-        self.retry_after, self.status = retry_after, status
-
-
-def gone(code: str) -> RoomError:
-    return RoomError(
-        "not_found", f"there is no room {code} (it ended, or expired)", 4404, status=404
-    )
-
-
-def unavailable(what: str = "the room") -> RoomError:
-    return RoomError(
-        "unavailable",
-        f"{what} cannot be reached now: the server cannot reach its Redis "
-        "(GRADTRACE_REDIS_URL); try again",
-        TRY_LATER,
-        retry_after=2.0,
-    )
 
 
 @dataclass(frozen=True)
@@ -92,87 +57,6 @@ class Latest:
     question: p.Question | None
     revealed: bool
     answer_key: str | None  # the member's answer to the open question, if it has one
-
-
-class Member:
-    """One socket in a room: what is to be sent to it waits in `queue` (None: close now, with
-    `close_code`). `id` is the member's (a student's sockets share it); `sid` the socket's."""
-
-    __slots__ = ("sid", "id", "role", "address", "queue", "last_seq", "presence", "dropped",
-                 "closing", "close_code")  # fmt: skip
-
-    def __init__(
-        self,
-        role: str,
-        queue_limit: int,
-        member_id: str | None = None,
-        address: str | None = None,
-    ) -> None:
-        self.sid = codes.new_member_id()
-        self.id = member_id or (self.sid if role == "instructor" else codes.new_member_id())
-        self.role = role
-        self.address = address or "-"
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_limit)
-        self.last_seq = -1  # the newest state sent: never an older one after it
-        self.presence = -1  # the student count it was told last
-        self.dropped = asyncio.Event()  # set when it could not keep up
-        self.closing = False
-        self.close_code = 1000
-
-    @property
-    def instructor(self) -> bool:
-        return self.role == "instructor"
-
-    def send(self, text: str) -> None:
-        if self.closing or self.dropped.is_set():
-            return
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
-            self.dropped.set()  # the session closes it (4408); nobody else waits
-
-    def send_state(self, seq: int, text: str) -> None:
-        if seq > self.last_seq:
-            self.last_seq = seq
-            self.send(text)
-
-    def finish(self, text: str | None, close: int = 1000) -> None:
-        """Send `text` (if any), then close with `close`."""
-        if self.closing:
-            return
-        if text is not None:
-            self.send(text)
-        self.closing, self.close_code = True, close
-        try:
-            self.queue.put_nowait(None)
-        except asyncio.QueueFull:
-            self.dropped.set()
-
-
-@dataclass
-class Coalesced:
-    """A refresh asked for while one waits is the same refresh (at most 1 per interval)."""
-
-    last: float = 0.0
-    task: asyncio.Task[None] | None = None
-
-
-@dataclass
-class Local:
-    """The sockets of one room connected to this process, by socket id."""
-
-    sockets: dict[str, Member] = field(default_factory=dict)
-    refresh: dict[str, Coalesced] = field(default_factory=dict)
-    lost: float | None = None  # RedisHub: when Redis was found to have lost the room
-
-    def instructors(self) -> list[Member]:
-        return [m for m in self.sockets.values() if m.instructor]
-
-    def students(self) -> list[Member]:
-        return [m for m in self.sockets.values() if not m.instructor]
-
-    def of_member(self, member_id: str) -> list[Member]:
-        return [m for m in self.sockets.values() if m.id == member_id]
 
 
 class Hub(ABC):
@@ -414,42 +298,3 @@ class Hub(ABC):
         found = await self._tally(code)
         if found is not None:
             self.deliver(code, p.tally_message(*found), to="instructors")
-
-
-def full_of_rooms(limit: int) -> RoomError:
-    return RoomError(
-        "full", f"the server has {limit} rooms open, its max_rooms: try later", retry_after=60
-    )
-
-
-def too_many_rooms(limit: int) -> RoomError:
-    return RoomError(
-        "too_many",
-        f"this address has {limit} rooms open, as many as one address may "
-        "(max_rooms_per_address); end one, or wait for an undriven one to expire",
-        retry_after=60,
-        status=429,
-    )
-
-
-def room_full(limit: int) -> RoomError:
-    return RoomError(
-        "full",
-        f"the room has {limit} students, its max_students_per_room: a place may free up",
-        TRY_LATER,
-        retry_after=RETRY_SECONDS,
-    )
-
-
-def address_full(limit: int) -> RoomError:
-    return RoomError(
-        "full",
-        f"the room has {limit} members from this address, as many as one address may "
-        "(room_members_per_address): a place may free up",
-        TRY_LATER,
-        retry_after=RETRY_SECONDS,
-    )
-
-
-def was_ended(code: str) -> RoomError:
-    return RoomError("not_found", f"room {code} was ended: it cannot be put back", 4404, status=404)

@@ -12,14 +12,10 @@ from typing import Any
 from app.config import Settings
 from app.rooms import codes
 from app.rooms import protocol as p
-from app.rooms.hub import (
-    CODE_TRIES,
-    Created,
-    Hub,
-    Latest,
-    Member,
+from app.rooms.hub import CODE_TRIES, Created, Hub, Latest, RoomView
+from app.rooms.members import Member
+from app.rooms.refusals import (
     RoomError,
-    RoomView,
     address_full,
     full_of_rooms,
     gone,

@@ -76,240 +76,19 @@ present. `values` is an object of numbers and nested lists; one sent as an addre
 
 from __future__ import annotations
 
-import json
-import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from app.query import QueryError, parse_values
+from app.rooms.questions import Question, parse_ask, question_id
+from app.rooms.wire import STATE_KEYS, ProtocolError, check_state, dumps, is_number, loads
 
-STATE_KEYS = frozenset(
-    {"source", "values", "accumulate", "order", "step", "fwd", "lang", "lesson", "collapse",
-     "present"}
-)  # fmt: skip
+__all__ = ["STATE_KEYS", "ProtocolError", "Question", "check_state", "dumps", "is_number",
+           "loads", "parse_ask"]  # fmt: skip
 ROLES = ("student", "instructor")
-KINDS = ("value", "choice")
-ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
 MEMBER_ID = re.compile(r"[A-Za-z0-9_-]{12,32}")  # codes.new_member_id(), or a page's own
 REF_CHARS = 64  # an answer's ref, echoed
-MAX_DIGITS = 30  # digits of one number in a message: more is no value a class uses
 MAX_SEQ = 2**53  # a restored seq: one JavaScript still counts exactly
-MAX_QUESTION_CHARS = 500
-MAX_CHOICES = 20
-MAX_CHOICE_CHARS = 120
-MAX_NESTING = 8  # lists in a tensor value
-
-
-class ProtocolError(Exception):
-    """A refused message: `code` is the error's code, `message` says what to change."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def dumps(obj: Any) -> str:
-    """Compact JSON, never NaN (what every message and stored state is written as)."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _refuse_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not JSON")
-
-
-class _LongNumber(ValueError):
-    """A number past MAX_DIGITS digits, met while parsing."""
-
-
-def _int(text: str) -> int:
-    if len(text.lstrip("-")) > MAX_DIGITS:
-        raise _LongNumber
-    return int(text)
-
-
-def _float(text: str) -> float:
-    if len(text) > MAX_DIGITS + 10:  # digits, a sign, a point and an exponent
-        raise _LongNumber
-    return float(text)
-
-
-def loads(text: str | bytes, max_bytes: int) -> dict[str, Any]:
-    """One message: a JSON object of at most `max_bytes` (the setting named when over)."""
-    size = len(text.encode("utf-8", "replace")) if isinstance(text, str) else len(text)
-    if size > max_bytes:
-        raise ProtocolError(
-            "too_large",
-            f"the message is {size} bytes, over max_room_message_bytes ({max_bytes})",
-        )
-    try:
-        obj = json.loads(text, parse_constant=_refuse_constant, parse_int=_int, parse_float=_float)
-    except _LongNumber:
-        raise ProtocolError(
-            "malformed", f"a number in the message has more than {MAX_DIGITS} digits"
-        ) from None
-    except (ValueError, RecursionError):
-        raise ProtocolError("malformed", "the message is not JSON") from None
-    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-        raise ProtocolError("malformed", 'a message is a JSON object with a "type"')
-    return obj
-
-
-# --- the view ---------------------------------------------------------------------------------
-
-
-def _number(x: Any) -> bool:
-    """A finite number (an int too large for a float, as a JSON body may hold, is not)."""
-    if not isinstance(x, int | float) or isinstance(x, bool):
-        return False
-    try:
-        return math.isfinite(x)
-    except OverflowError:
-        return False
-
-
-def _nested_numbers(x: Any, depth: int = 0) -> bool:
-    if _number(x):
-        return True
-    if isinstance(x, list) and depth < MAX_NESTING:
-        return all(_nested_numbers(v, depth + 1) for v in x)
-    return False
-
-
-def check_state(state: Any) -> dict[str, Any]:
-    """The view as sent, checked: only STATE_KEYS, each a scalar (values: or an object). A
-    `values` written as in an address ("x=2,y=3") is read into its object, so that every
-    member gets one form."""
-    if not isinstance(state, dict):
-        raise ProtocolError("malformed", '"state" is a JSON object')
-    unknown = sorted(set(state) - STATE_KEYS)
-    if unknown:
-        known = ", ".join(sorted(STATE_KEYS))
-        raise ProtocolError("malformed", f"state has no key {unknown[0][:40]!r} (known: {known})")
-    if isinstance(state.get("values"), str):
-        try:
-            state = {**state, "values": parse_values(state["values"])}
-        except QueryError as err:
-            raise ProtocolError("malformed", f"state.values: {err.message}") from None
-    for key, value in state.items():
-        if value is None or isinstance(value, str | bool) or _number(value):
-            continue
-        if key == "values" and isinstance(value, dict):
-            if all(isinstance(k, str) and _nested_numbers(v) for k, v in value.items()):
-                continue
-            raise ProtocolError("malformed", "state.values maps names to numbers or lists")
-        raise ProtocolError("malformed", f"state.{key} is a string, number, boolean or null")
-    return state
-
-
-# --- questions --------------------------------------------------------------------------------
-
-
-def number_key(x: float) -> str:
-    """`x` rounded to 4 significant digits, as text Number() reads back: 4 → "4"."""
-    rounded = float(f"{x:.4g}")
-    if rounded == 0:
-        return "0"
-    if rounded.is_integer() and abs(rounded) < 1e15:
-        return str(int(rounded))
-    return repr(rounded)
-
-
-def _id(msg: dict[str, Any]) -> str:
-    qid = msg.get("id")
-    if not isinstance(qid, str) or not ID_PATTERN.fullmatch(qid):
-        raise ProtocolError("malformed", '"id" is 1–64 letters, digits or _.:-')
-    return qid
-
-
-@dataclass(frozen=True)
-class Question:
-    """An open question: what students see (`public`) and the answer kept from them."""
-
-    id: str
-    question: str
-    kind: str
-    choices: tuple[str, ...] | None
-    answer: Any  # as the instructor gave it, or None
-    extra: dict[str, Any] = field(default_factory=dict)
-    hidden: dict[str, Any] | None = None  # for instructors and the reveal only
-
-    def key_of(self, value: Any) -> str:
-        """The counted form of an answer (module docstring), or ProtocolError."""
-        if self.kind == "choice":
-            if isinstance(value, str) and self.choices and value in self.choices:
-                return value
-            raise ProtocolError("malformed", "the answer is one of the question's choices")
-        if isinstance(value, str):
-            try:
-                value = float(value.strip())
-            except ValueError:
-                raise ProtocolError("malformed", "the answer is a number") from None
-        if not _number(value):
-            raise ProtocolError("malformed", "the answer is a finite number")
-        return number_key(float(value))
-
-    @property
-    def answer_key(self) -> str | None:
-        return None if self.answer is None else self.key_of(self.answer)
-
-    def public(self) -> dict[str, Any]:
-        out: dict[str, Any] = {**self.extra, "type": "ask", "id": self.id,
-                               "question": self.question, "kind": self.kind}  # fmt: skip
-        if self.choices is not None:
-            out["choices"] = list(self.choices)
-        return out
-
-    def full(self) -> dict[str, Any]:
-        out = {**self.public(), "answer": self.answer, "answer_key": self.answer_key}
-        if self.hidden is not None:
-            out["hidden"] = self.hidden
-        return out
-
-    def reveal(self, counts: dict[str, int]) -> dict[str, Any]:
-        return {**self.full(), "type": "reveal", "counts": counts, "total": sum(counts.values())}
-
-    def to_json(self) -> str:
-        return dumps(self.full())
-
-    @classmethod
-    def from_json(cls, text: str) -> Question:
-        return parse_ask(json.loads(text))
-
-
-def parse_ask(msg: dict[str, Any]) -> Question:
-    qid = _id(msg)
-    text = msg.get("question")
-    if not isinstance(text, str) or not text.strip() or len(text) > MAX_QUESTION_CHARS:
-        raise ProtocolError("malformed", f'"question" is text of 1–{MAX_QUESTION_CHARS} chars')
-    kind = msg.get("kind")
-    if kind not in KINDS:
-        raise ProtocolError("malformed", '"kind" is "value" or "choice"')
-    choices = msg.get("choices")
-    if kind == "choice":
-        if (
-            not isinstance(choices, list)
-            or not 2 <= len(choices) <= MAX_CHOICES
-            or not all(isinstance(c, str) and 0 < len(c) <= MAX_CHOICE_CHARS for c in choices)
-            or len(set(choices)) != len(choices)
-        ):
-            raise ProtocolError(
-                "malformed", f'"choices" is 2–{MAX_CHOICES} different texts for kind "choice"'
-            )
-        choices = tuple(choices)
-    elif choices is not None:
-        raise ProtocolError("malformed", '"choices" goes with kind "choice" only')
-    reserved = {"type", "id", "question", "kind", "choices", "answer", "answer_key",
-                "counts", "total", "hidden"}  # fmt: skip
-    extra = {k: v for k, v in msg.items() if k not in reserved}
-    hidden = msg.get("hidden")
-    if hidden is not None and not isinstance(hidden, dict):
-        raise ProtocolError("malformed", '"hidden" is an object (what students see at the reveal)')
-    q = Question(qid, text, kind, choices, msg.get("answer"), extra, hidden)
-    if q.answer is not None:
-        q.key_of(q.answer)  # a correct answer that no student could give is refused
-    return q
 
 
 # --- what clients send, read ------------------------------------------------------------------
@@ -390,11 +169,11 @@ def answer_parts(msg: dict[str, Any]) -> tuple[str, Any]:
     """An answer's question id and value (the value is checked against the question)."""
     if "value" not in msg:
         raise ProtocolError("malformed", 'an answer has a "value"')
-    return _id(msg), msg["value"]
+    return question_id(msg), msg["value"]
 
 
 def reveal_id(msg: dict[str, Any]) -> str:
-    return _id(msg)
+    return question_id(msg)
 
 
 # --- what the server sends --------------------------------------------------------------------

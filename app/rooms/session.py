@@ -29,7 +29,9 @@ from app.config import Settings
 from app.rooms import codes
 from app.rooms import protocol as p
 from app.rooms.bounds import Misses, TokenBucket, address_of, same_site, socket_budget
-from app.rooms.hub import TRY_LATER, Hub, Member, RoomError
+from app.rooms.hub import Hub
+from app.rooms.members import Member
+from app.rooms.refusals import TRY_LATER, RoomError
 
 log = logging.getLogger("gradtrace.rooms")
 INSTRUCTOR_ONLY = ("state", "ask", "reveal", "end")

@@ -240,7 +240,10 @@ async def _class(
         await teacher.send(json.dumps(QUESTION))
     with contextlib.ExitStack() as stack:
         botted = stack.enter_context(bot(ports, code, bot_sockets)) if bot_sockets else {}
-        out = await _students(ports, pids, teacher, url, students, steps, deflate, asking, code)
+        others = int(botted.get("ready", 0))  # the bot's members, in the count too
+        out = await _students(
+            ports, pids, teacher, url, students, steps, deflate, asking, code, others
+        )
         stack.close()
     await teacher.close()
     return {**out, "bot": botted}
@@ -248,7 +251,7 @@ async def _class(
 
 async def _students(
     ports: list[int], pids: list[int], teacher: Any, url: Any, students: int, steps: int,
-    deflate: bool, asking: bool, code: str,
+    deflate: bool, asking: bool, code: str, others: int = 0,
 ) -> dict[str, Any]:  # fmt: skip
     import websockets
 
@@ -290,7 +293,7 @@ async def _students(
     rss_after = float("nan")
     try:
         deadline = time.monotonic() + 60
-        while seen < students and time.monotonic() < deadline:  # every student counted
+        while seen < students + others and time.monotonic() < deadline:  # every one counted
             msg = json.loads(await asyncio.wait_for(teacher.recv(), 60))
             if msg.get("type") == "presence":
                 seen = msg["students"]
@@ -328,7 +331,7 @@ async def _students(
     await asyncio.gather(*(c.close() for c in conns), return_exceptions=True)
     return {
         "students": students,
-        "connected": seen,
+        "connected": seen - others,
         "steps": steps,
         "p50": median(latencies),
         "p99": percentile(latencies, 99),
@@ -338,9 +341,10 @@ async def _students(
         "first_p50": median(first),
         "last_p50": median(last),
         "worst_step": max(last, default=float("nan")),
+        "per_step_ms": [round(1000 * x, 1) for x in last],
         "rss_before_mb": rss_before,
         "rss_after_mb": rss_after,
-        "kb_per_student": (rss_after - rss_before) * 1024 / max(1, seen),
+        "kb_per_student": (rss_after - rss_before) * 1024 / max(1, seen - others),
         "room_info_not_200": sum(1 for s in statuses if s != 200),
         "instructor_lost": teacher_lost,
         "answered": sum(answered) if asking else None,

@@ -67,6 +67,7 @@ class RedisHub(Hub):
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.link = RedisLink(settings)
+        self.asked: dict[str, p.Question] = {}  # code -> its open question, as last read
         self._ready = asyncio.Event()
         self._subscribed = asyncio.Event()
         self._start_lock = asyncio.Lock()
@@ -139,12 +140,15 @@ class RedisHub(Hub):
             seq, _, text = body.partition("|")
             self.deliver_state(code, int(seq), text)
         elif kind in "ASI" and kind:
+            if kind != "A":
+                self.asked.pop(code, None)  # an ask: the question answers are checked against
             self.deliver(code, body, {"A": "all", "S": "students", "I": "instructors"}[kind])
         elif body in ("presence", "tally"):
             self.poke(code, body)
         elif body == "restored":
             self.spawn(self._beat_room(code))
         elif body.startswith("ended:"):
+            self.asked.pop(code, None)
             self.end_here(code, body[6:])
 
     async def _resync(self) -> None:
@@ -186,6 +190,7 @@ class RedisHub(Hub):
             return
         if not room.sockets:
             self.local.pop(code, None)
+            self.asked.pop(code, None)
             return
         args: list[Any] = [self.stale, len(room.students())]
         for m in room.students():
@@ -343,11 +348,18 @@ class RedisHub(Hub):
         return int(await self.link.run("count", code, self.stale))
 
     async def _question(self, code: str, qid: str) -> p.Question:
+        """The open question, to check an answer against: kept per room once read (a class
+        answering reads it once, not per answer; a new ask on the bus drops it). The ANSWER
+        script still refuses an answer to a question that is no longer the open one."""
+        known = self.asked.get(code)
+        if known is not None and known.id == qid:
+            return known
         async with self.link.reaching():
             text, open_id = await self.link.redis.hmget(room_key(code), ["question", "qid"])
         if text is None or open_id != qid:
             raise RoomError("closed", f"no open question {qid!r}")
-        return p.Question.from_json(text)
+        q = self.asked[code] = p.Question.from_json(text)
+        return q
 
     async def _admit(self, code: str, member: Member) -> None:
         s = self.settings

@@ -200,7 +200,8 @@ if redis.call('EXISTS', room) == 0 then return -1 end
 if redis.call('HGET', room, 'qid') ~= ARGV[5] then return -2 end
 if redis.call('HGET', room, 'revealed') == '1' then return -3 end
 redis.call('HSET', room .. ':answers:' .. ARGV[5], ARGV[6], ARGV[7])
-touch()
+-- activity, but a class answering at once touches the room once a second, not per answer
+if now() - tonumber(redis.call('HGET', room, 'active') or 0) > 1 then touch() end
 publish('E', 'tally')
 return 1
 """

@@ -125,6 +125,8 @@ def test_the_questions_and_their_misconceptions_match_the_engine(pages: Pages, b
 
 
 ST = "window.gradtrace.state"
+SENT = "(document.querySelector('#room-sent') || {dataset: {}}).dataset.status"
+MEMBER = "JSON.parse(sessionStorage.getItem('gradtrace.member.' + window.gradtraceRoom.code)).id"
 
 
 def wait_text(page: Any, selector: str, text: str) -> None:
@@ -269,11 +271,13 @@ def test_the_key_never_stays_in_the_address_bar_and_the_card_copies_an_instructo
     assert len(key) >= 22 and not any(key in r for r in requests)  # nor sent in an address
     teacher.reload()  # the tab keeps it: a reload drives the class again
     wait_js(teacher, "window.gradtraceRoom && window.gradtraceRoom.status === 'live'")
-    assert teacher.evaluate("window.gradtraceRoom.role") == "instructor" and "key" not in teacher.url
+    assert teacher.evaluate("window.gradtraceRoom.role") == "instructor"
+    assert "key" not in teacher.url
     # "Copy instructor link": the key in the link's fragment, for a second device
     teacher.click("#room-copy-key")
     wait_js(teacher, "!document.querySelector('#room-copy-note').hidden")
-    assert "Anyone with this link drives the class" in (teacher.text_content("#room-copy-note") or "")
+    note = teacher.text_content("#room-copy-note") or ""
+    assert "Anyone with this link drives the class" in note
     link = teacher.evaluate("navigator.clipboard.readText()")
     assert urlsplit(link).fragment == "key=" + key and f"room={code}" in link
     other = pages.new(viewport={"width": 1280, "height": 720})
@@ -288,8 +292,10 @@ def later_rows_shown(page: Any) -> list[str]:
     """The grad table's rows after the current step that can be seen, and its footer's."""
     return list(
         page.evaluate(
-            """() => [...document.querySelectorAll('#grad-table tbody tr.later, #grad-table tfoot tr')]
-            .filter((tr) => tr.getClientRects().length > 0).map((tr) => tr.dataset.step || 'foot')"""
+            """() => [...document.querySelectorAll(
+                '#grad-table tbody tr.later, #grad-table tfoot tr')]
+              .filter((tr) => tr.getClientRects().length > 0)
+              .map((tr) => tr.dataset.step || 'foot')"""
         )
     )
 
@@ -355,15 +361,15 @@ def test_rejoining_keeps_the_member_and_its_answer(pages: Pages, base_url: str):
     student.wait_for_selector("#room-q-input")
     student.fill("#room-q-input", "3")
     student.click("#room-q-send")
-    wait_js(student, "(document.querySelector('#room-sent') || {dataset: {}}).dataset.status === 'sent'")
-    member = student.evaluate("JSON.parse(sessionStorage.getItem('gradtrace.member.' + window.gradtraceRoom.code)).id")
+    wait_js(student, f"{SENT} === 'sent'")
+    member = student.evaluate(MEMBER)
     wait_text(teacher, "#room-total", "1 answer")
     student.reload()  # a rejoin: the same member, the answer still there and still "Sent"
     wait_js(student, "window.gradtraceRoom && window.gradtraceRoom.status === 'live'")
-    wait_js(student, "(document.querySelector('#room-sent') || {dataset: {}}).dataset.status === 'sent'")
+    wait_js(student, f"{SENT} === 'sent'")
     assert "Sent: 3" in (student.text_content("#room-sent") or "")
     assert student.input_value("#room-q-input") == "3"
-    assert member == student.evaluate("JSON.parse(sessionStorage.getItem('gradtrace.member.' + window.gradtraceRoom.code)).id")
+    assert member == student.evaluate(MEMBER)
     student.fill("#room-q-input", "4")  # changed after the rejoin: replaces, never adds
     student.click("#room-q-send")
     teacher.click("#room-show-live")
@@ -397,7 +403,7 @@ def test_a_chinese_student_stays_in_chinese(pages: Pages, base_url: str, how: st
     teacher.click("#room-ask-grad")
     wait_text(student, "#room-q-text", "下一步之后 x.grad 是多少？")
     assert teacher.evaluate(f"{ST}.lang") == "en"
-    teacher.click(".lang button[data-lang='zh']")  # the instructor switches: the student is as it was
+    teacher.click(".lang button[data-lang='zh']")  # the instructor switches: the student stays
     teacher.click(".lang button[data-lang='en']")
     student.wait_for_timeout(300)
     assert student.evaluate(f"{ST}.lang") == "zh"
@@ -473,9 +479,6 @@ def a_class_with_an_answer(pages: Pages, base: str) -> tuple[Any, Any]:
     return teacher, student
 
 
-SENT = "(document.querySelector('#room-sent') || {dataset: {}}).dataset.status"
-
-
 def test_with_redis_paused_the_page_shows_an_answer_as_sent_only_once_it_is_stored(
     pages: Pages, redis_app: tuple[Redis, str]
 ):
@@ -516,8 +519,8 @@ def test_redis_restarted_empty_the_instructor_s_page_puts_the_class_back(
     watch_status(teacher)
     redis.restart_empty()
     t = time.monotonic()
-    wait_js(teacher, "window.statuses.includes('reconnecting') && window.gradtraceRoom.status === 'live'",
-            timeout=15)  # fmt: skip
+    back_live = "window.statuses.includes('reconnecting') && window.gradtraceRoom.status === 'live'"
+    wait_js(teacher, back_live, timeout=15)
     teacher.locator("#graph").click(position={"x": 5, "y": 5})
     teacher.keyboard.press("ArrowRight")
     wait_js(student, f"{ST}.step === 1", timeout=15)
@@ -528,7 +531,7 @@ def test_redis_restarted_empty_the_instructor_s_page_puts_the_class_back(
     assert "ended" not in student.evaluate("window.statuses")  # never told "expired"
     status, _, body = http("GET", f"{base}/api/rooms/{code}")
     assert status == 200 and json.loads(body)["state"]["step"] == 1
-    sys.stderr.write(f"\nMEASURED Redis restarted empty (browser): the class went on after {back:.2f} s\n")
+    sys.stderr.write(f"\nMEASURED Redis restarted empty (browser): on after {back:.2f} s\n")
     teacher.click("#room-end")
 
 

@@ -157,7 +157,8 @@ def test_unknown_codes_are_bounded_per_address(server: Server) -> None:
     status, headers, body = http("GET", f"{base}/api/rooms/{room['room']}", address=guesser)
     assert status == 429 and int(headers["retry-after"]) >= 1  # a real code too: no hint
     assert "room_code_misses_per_minute" in json.loads(body)["error"]["message"]
-    assert http("GET", f"{base}/r/{room['room']}", address=guesser)[0] == 429
+    status, _, page = http("GET", f"{base}/r/{room['room']}", address=guesser)
+    assert status == 429 and "Too many unknown codes" in page.decode()
 
     async def socket_refused() -> dict[str, Any]:
         c = await Client.open(base, room["room"], address=guesser)

@@ -30,9 +30,10 @@ from app.query import format_values, parse_lang
 from app.rooms import codes
 from app.rooms import protocol as p
 from app.rooms.bounds import Misses, address_of, raise_open_files, same_site
-from app.rooms.hub import Hub, RoomError, RoomView
+from app.rooms.hub import Hub, RoomView
 from app.rooms.memory_hub import MemoryHub
 from app.rooms.qr import qr_svg
+from app.rooms.refusals import RoomError
 from app.rooms.session import run_session
 from app.routes.pages import page_context, page_parts, strings, templates
 from app.schemas import JSON_ERRORS, ErrorResponse
@@ -345,6 +346,10 @@ async def room_page(code: str, request: Request, settings: SettingsDep) -> Respo
     lang = own_lang(request)
     if view is None:
         t = strings()[parse_lang(lang)]
+        why = {429: "room_busy", 503: "room_down"}.get(refused.status_code) if refused else None
+        if why:  # the page says why, not that there is no such class
+            words = {"room_missing_title": t[f"{why}_title"], "room_missing_text": t[f"{why}_text"]}
+            t = {**t, **words}
         context = {"t": t, "lang": parse_lang(lang), "state_json": "{}", "code": code[:16]}
         status = refused.status_code if refused is not None else 404
         headers = (

@@ -553,5 +553,6 @@ def test_a_late_student_is_told_when_to_retry_and_gets_in_once_there_is_a_place(
         assert text.startswith("No place yet: trying again in ") and text.endswith(" s"), text
         first.close()  # a place frees up
         wait_js(late, "window.gradtraceRoom.status === 'live'", timeout=20)
+        late.close()  # before its server stops: a page would try to reconnect to it
     finally:
         replica.stop()

@@ -36,6 +36,13 @@ HEALTHCHECK --interval=30s --timeout=5s --start-period=15s --retries=3 \
 
 # One worker: without GRADTRACE_REDIS_URL a class's room lives in its process, so every socket of
 # a room must reach the same one. With Redis, run more (docker-compose.yml runs replicas of two).
-# No permessage-deflate: a room's messages are small, and compressing each one for every
-# student's socket cost 3-5x the CPU (python -m bench.rooms --deflate).
-CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "1", "--no-access-log", "--ws-per-message-deflate=false"]
+# The same uvicorn options as scripts/serve and docker-compose.yml: a websocket message past
+# 64 KiB is refused before the app reads it (uvicorn's default, 16 MiB, let 60 sockets take
+# 2.8 GB; the app's own bound is 16 KiB), and no permessage-deflate (a room's messages are
+# small, and compressing each one for every student's socket cost 3-5x the CPU: python -m
+# bench.rooms --deflate). X-Forwarded-For is read only from a proxy in this container
+# (127.0.0.1, uvicorn's default, said here): behind one, set --forwarded-allow-ips to its
+# address alone. Open files: the app raises its soft limit to GRADTRACE_OPEN_FILES (65536)
+# itself, up to the hard limit (Docker's is 524288; `docker run --ulimit nofile=65536:65536`
+# pins it).
+CMD ["uvicorn", "app.main:app", "--host", "0.0.0.0", "--port", "8000", "--workers", "1", "--no-access-log", "--proxy-headers", "--forwarded-allow-ips=127.0.0.1", "--ws-max-size=65536", "--ws-per-message-deflate=false"]

@@ -62,18 +62,51 @@ class Settings:
     cache_entries: int = 512
     cache_bytes: int = 32 * 1024 * 1024
     # Rooms (the live classroom, app/rooms/): rooms open at once (in this process, or in Redis
-    # when redis_url is set), and students connected to one room.
+    # when redis_url is set), and members (students, each a member id kept by their page's
+    # tab, whatever its sockets) in one room.
     max_rooms: int = 1000
     max_students_per_room: int = 500
+    # Rooms open at once that one client address made (429 past it): a school behind one NAT
+    # runs a few classes at once, a script asking for a thousand gets this many, and each of
+    # them ends room_orphan_seconds later unless an instructor connects.
+    max_rooms_per_address: int = 20
+    # Members of one room from one address: a class behind one NAT fits; one laptop's
+    # sockets cannot fill the room. A late student past either bound is told when to retry.
+    room_members_per_address: int = 250
+    # Sockets of one member in one room on one replica (a reconnect while the old socket is
+    # not yet known to be dead, a duplicated tab).
+    room_sockets_per_member: int = 3
     # One socket message, JSON (uvicorn's --ws-max-size is the backstop before it is read).
     max_room_message_bytes: int = 16 * 1024
-    # Messages one socket may send: this many a second on average, bursts of room_message_burst
-    # (an instructor holding down PageDown; a student changing an answer). Past it: an error;
-    # a burst's worth refused in a row closes the socket.
+    # Messages an instructor's socket may send: this many a second on average, bursts of
+    # room_message_burst (holding down PageDown). Past it: an error; a burst's worth refused
+    # in a row closes the socket.
     room_messages_per_second: float = 30.0
     room_message_burst: int = 60
+    # The same for a student's socket: a student answers, changes an answer, pings; a page
+    # never sends more, and a bot of many sockets costs the server this much each.
+    room_student_messages_per_second: float = 2.0
+    room_student_message_burst: int = 10
     # A room with no message and nobody joining for this long ends (the spec's 2 hours).
     room_idle_seconds: float = 7200.0
+    # A room with no instructor connected for this long ends (one made and never driven, or
+    # left): minutes, so that rooms nobody drives never fill max_rooms.
+    room_orphan_seconds: float = 300.0
+    # Redis restarted empty: the members of a room it lost wait this long for the
+    # instructor's page to put it back (same code, key and view) before they are told it
+    # expired.
+    room_restore_seconds: float = 30.0
+    # Unknown room codes one address may ask for a minute (page, API or socket); past it every
+    # lookup from it waits (429 or 1013, with when to retry), so codes cannot be guessed.
+    room_code_misses_per_minute: int = 60
+    # Pages of other sites that may open rooms and their sockets ("https://lms.example.edu,
+    # ..."); the app's own origin always may, and a client that sends no Origin (not a
+    # browser) too.
+    room_allowed_origins: str = ""
+    # Open files the app raises its soft limit to at start (at most the hard limit); room
+    # sockets may use all of them but room_files_reserve, which HTTP and Redis keep.
+    open_files: int = 65536
+    room_files_reserve: int = 256
     # The time a new socket has to say hello.
     room_hello_seconds: float = 5.0
     # A socket too slow to read what it is sent is closed: when its queue holds this many
@@ -83,6 +116,16 @@ class Settings:
     # Redis for rooms shared by every replica (GRADTRACE_REDIS_URL, e.g. redis://redis:6379/0);
     # empty: rooms live in this process, so serve them with one worker.
     redis_url: str = ""
+    # Connections to Redis per process: a command waits for a free one (never fails for want
+    # of one), at most room_redis_seconds, which is also how long one command may take.
+    room_redis_connections: int = 16
+    room_redis_seconds: float = 2.0
+    # Room requests (HTTP) waiting on Redis at once per process; past it, 503 at once, so that
+    # a stalled Redis never takes the slots (max_in_flight) other requests need.
+    room_requests_in_flight: int = 4
+    # The secret that signs instructor keys (any text; the same on every replica). Empty:
+    # the replicas make one and share it through Redis (without Redis: one per process).
+    room_secret: str = ""
 
     def with_env(self) -> Settings:
         """These settings, and their limits, with any `GRADTRACE_…` environment overrides."""

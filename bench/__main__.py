@@ -152,7 +152,8 @@ def _memory(quick: bool, tiny: bool) -> Any:
 def _rooms(quick: bool, tiny: bool) -> Any:
     from bench import rooms
 
-    return rooms.classroom(10 if tiny else 200, 3 if tiny else 10 if quick else 20)
+    steps = 3 if tiny else 10 if quick else 20
+    return rooms.classroom(10 if tiny else 200, steps, bot=10 if tiny else rooms.BOT_SOCKETS)
 
 
 RUNNERS: dict[str, Callable[[bool, bool], Any]] = {
@@ -439,7 +440,7 @@ def report(r: dict[str, Any]) -> str:
     if ok(r, "rooms"):
         from bench import rooms
 
-        rows.append(rooms.row(r["rooms"]))
+        rows.extend(rooms.rows(r["rooms"]))  # the class, and the class beside a bot
 
     for name, value in r.items():
         if isinstance(value, dict) and "failed" in value:

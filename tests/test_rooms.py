@@ -46,6 +46,8 @@ def small_server() -> Iterator[Server]:
         "GRADTRACE_ROOM_HELLO_SECONDS": "0.5",
         "GRADTRACE_ROOM_MESSAGES_PER_SECOND": "5",
         "GRADTRACE_ROOM_MESSAGE_BURST": "5",
+        "GRADTRACE_ROOM_STUDENT_MESSAGES_PER_SECOND": "5",
+        "GRADTRACE_ROOM_STUDENT_MESSAGE_BURST": "5",
     }
     with uvicorn_server(env) as server:
         yield server
@@ -444,7 +446,8 @@ def test_past_max_students_per_room_a_student_is_refused_naming_it(small: str) -
         await third.send({"type": "hello", "role": "student"})
         err = await third.recv()
         assert err["code"] == "full" and "max_students_per_room" in err["message"]
-        assert await third.closed() == 4429
+        assert err["retry_after"] > 0  # told when to try again: never refused for good
+        assert await third.closed() == 1013
         teacher = await Client.join(small, room, "instructor")  # instructors are not counted
         assert (await teacher.expect("presence"))["students"] == 2
         await a.close()
@@ -466,7 +469,7 @@ def test_the_rate_is_bounded_and_a_flood_is_disconnected(small: str) -> None:
         kinds = [m["type"] for m in got]
         assert kinds.count("pong") in (5, 6) and "error" in kinds, kinds
         err = next(m for m in got if m["type"] == "error")
-        assert err["code"] == "rate" and "room_messages_per_second (5)" in err["message"]
+        assert err["code"] == "rate" and "room_student_messages_per_second (5)" in err["message"]
         await asyncio.sleep(0.5)
         await c.send({"type": "ping"})
         assert await c.recv() == {"type": "pong"}  # the bucket refilled: still connected

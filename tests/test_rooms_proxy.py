@@ -14,16 +14,15 @@ import time
 import urllib.parse
 from collections import Counter
 from collections.abc import Iterator
-from functools import partial
 from pathlib import Path
 
 import pytest
-import yaml
 
-from tests.nginx_proc import Nginx, bare_machine_lines, have_nginx, nginx_server
-from tests.redis_proc import have_redis, redis_server
+from tests.nginx_proc import Nginx, have_nginx
+from tests.redis_proc import have_redis
 from tests.room_client import Client, create_room, end_room, http, run
-from tests.uvicorn_proc import Server, uvicorn_server
+from tests.room_deploy import Replica, compose_uvicorn_options
+from tests.room_deploy import deployment as deployed
 
 pytestmark = [
     pytest.mark.skipif(not have_nginx(), reason="nginx is not installed (Debian: nginx-light)"),
@@ -36,48 +35,18 @@ STATE = {"source": "x*y + x", "values": {"x": 2, "y": 3}, "step": 0}
 STUDENTS = 10
 
 
-def compose_uvicorn_options() -> list[str]:
-    """The app service's uvicorn options in docker-compose.yml, less the address and the
-    workers, which the launcher sets (one worker a replica: two replicas are the point here)."""
-    command = yaml.safe_load(COMPOSE.read_text())["services"]["app"]["command"]
-    set_here = {"--host", "--port", "--workers"}
-    return [a for a in command if a.startswith("--") and a.split("=")[0] not in set_here]
-
-
-def bare_machine(conf: str, replicas: list[int], port: int, tmp: Path) -> str:
-    """deploy/nginx.conf as it runs here. Docker's DNS name `app` with `resolve` (nginx 1.27.3+;
-    Debian's is 1.22) becomes the replicas' loopback ports; port 80 a free one; and pid, logs
-    and temp files go to `tmp`, in the foreground (tests/nginx_proc.bare_machine_lines)."""
-    main, http_lines = bare_machine_lines(tmp)
-    servers = "".join(f"        server 127.0.0.1:{p};\n" for p in replicas)
-    swaps = [
-        ("        server app:8000 resolve;\n", servers),
-        ("        listen 80;\n", f"        listen 127.0.0.1:{port};\n"),
-        ("\nhttp {\n", "\nhttp {\n" + http_lines),
-    ]
-    for old, new in swaps:
-        assert conf.count(old) == 1, f"deploy/nginx.conf no longer has {old.strip()!r} once"
-        conf = conf.replace(old, new)
-    return main + conf
-
-
 @pytest.fixture(scope="module")
-def deployment() -> Iterator[tuple[Nginx, list[Server]]]:
-    """(nginx, [replica A, replica B]) sharing one Redis."""
+def deployment() -> Iterator[tuple[Nginx, list[Replica]]]:
+    """(nginx, [replica A, replica B]) sharing one Redis (tests/room_deploy.py)."""
     options = compose_uvicorn_options()
-    assert "--proxy-headers" in options and "--forwarded-allow-ips=*" in options, options
-    with redis_server() as url:
-        env = {"GRADTRACE_REDIS_URL": url}
-        with (
-            uvicorn_server(env, app="app.main:app", extra=options) as a,
-            uvicorn_server(env, app="app.main:app", extra=options) as b,
-        ):
-            render = partial(bare_machine, CONF.read_text(), [a.port, b.port])
-            with nginx_server(render) as nginx:
-                yield nginx, [a, b]
+    assert "--proxy-headers" in options and "--forwarded-allow-ips=127.0.0.1" in options, options
+    with deployed() as d:
+        yield d.nginx, d.replicas
 
 
-def test_nginx_takes_the_config_without_a_complaint(deployment: tuple[Nginx, list[Server]]) -> None:
+def test_nginx_takes_the_config_without_a_complaint(
+    deployment: tuple[Nginx, list[Replica]],
+) -> None:
     """`nginx -t` passed (or the fixture failed); neither it nor nginx's start warns, with a
     container's open-file limit (tests/nginx_proc._as_in_docker)."""
     nginx, _ = deployment
@@ -87,7 +56,7 @@ def test_nginx_takes_the_config_without_a_complaint(deployment: tuple[Nginx, lis
 
 
 def test_pages_images_and_the_body_limit_come_through_the_proxy(
-    deployment: tuple[Nginx, list[Server]],
+    deployment: tuple[Nginx, list[Replica]],
 ) -> None:
     nginx, (a, _) = deployment
     status, headers, body = http("GET", nginx.url + "/?source=x*y")
@@ -103,7 +72,7 @@ def test_pages_images_and_the_body_limit_come_through_the_proxy(
 
 
 def test_the_join_link_carries_the_host_and_scheme_the_client_used(
-    deployment: tuple[Nginx, list[Server]],
+    deployment: tuple[Nginx, list[Replica]],
 ) -> None:
     """The QR code's link is made from the request's address: behind nginx that is the
     client's Host with its port (proxy_set_header Host $http_host) and nginx's scheme (a
@@ -136,7 +105,7 @@ def _tcp_states(ports: set[int]) -> Counter[str]:
 
 @pytest.mark.skipif(not Path("/proc/net/tcp").exists(), reason="needs Linux's /proc/net/tcp")
 def test_requests_reuse_keep_alive_connections_to_the_replicas(
-    deployment: tuple[Nginx, list[Server]],
+    deployment: tuple[Nginx, list[Replica]],
 ) -> None:
     """upstream keepalive with no Connection header on a plain request: twenty requests through
     nginx open a connection or two to the replicas and leave them open, not twenty closed."""
@@ -165,7 +134,7 @@ def _ws_upstreams(nginx: Nginx, code: str, count: int) -> Counter[str]:
 
 
 def test_a_class_through_the_proxy_spreads_over_both_replicas_and_follows_in_order(
-    deployment: tuple[Nginx, list[Server]],
+    deployment: tuple[Nginx, list[Replica]],
 ) -> None:
     nginx, replicas = deployment
 

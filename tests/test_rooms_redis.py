@@ -11,6 +11,7 @@ from collections.abc import Iterator
 import pytest
 import redis
 
+from app.rooms import codes
 from tests.redis_proc import have_redis, redis_server
 from tests.room_client import Client, create_room, end_room, http, run
 from tests.uvicorn_proc import uvicorn_server
@@ -60,7 +61,7 @@ def test_states_and_presence_cross_replicas_in_seq_order(cluster: tuple[str, str
             fifth = await Client.open(there, room["room"])
             await fifth.send({"type": "hello", "role": "student"})
             assert "max_students_per_room" in (await fifth.recv())["message"]
-            assert await fifth.closed() == 4429
+            assert await fifth.closed() == 1013  # try again later
         await on_b[0].close()
         assert (await teacher.expect("presence"))["students"] == 3
         late = await Client.join(b, room)  # the place is free again; it catches up at once
@@ -147,7 +148,9 @@ def test_rooms_live_in_redis_with_the_idle_lifetime_and_expire(
         assert r.hget(key, "state") == json.dumps(STATE, separators=(",", ":"))
         assert 0 < r.ttl(key) <= IDLE and 0 < r.ttl(key + ":students") <= IDLE
         assert r.zscore("gradtrace:rooms", code) is not None
-        assert room["instructor_key"] == r.hget(key, "key")
+        # the key itself is not stored: only its nonce, which binds it to this room
+        assert room["instructor_key"] not in r.hvals(key)
+        assert r.hget(key, "nonce") == codes.key_nonce(room["instructor_key"])
         got = await student.expect("ended", timeout=IDLE + 6)
         assert got["reason"] == "expired"
         assert not r.exists(key) and http("GET", f"{a}/api/rooms/{code}")[0] == 404
@@ -165,7 +168,7 @@ def test_an_unreachable_redis_is_a_503_that_names_it_and_the_page_still_works() 
     with uvicorn_server(env) as server:
         status, headers, body = http("POST", server.url + "/api/rooms", {})
         assert status == 503, body
-        assert headers.get("retry-after") == "5"
+        assert int(headers["retry-after"]) >= 1
         error = json.loads(body)["error"]
         assert error["code"] == "unavailable" and "GRADTRACE_REDIS_URL" in error["message"]
         assert http("GET", server.url + "/api/rooms/ABCDEF")[0] == 503

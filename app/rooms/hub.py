@@ -1,11 +1,17 @@
 """The hub: where rooms live and how a message reaches every member of one.
 
-`Hub` is the interface and what both kinds share: the members connected to this process, each
-with its own bounded queue (a send never waits on a slow socket: a member whose queue is full is
+`Hub` is the interface and what both kinds share: the sockets connected to this process, each
+with its own bounded queue (a send never waits on a slow socket: one whose queue is full is
 dropped), and presence and tally sent to the instructors here at most 10 times a second.
 `MemoryHub` (app/rooms/memory_hub.py) keeps the rooms in this process (the default: one
 process, nothing to install); `RedisHub` (app/rooms/redis_hub.py) keeps them in Redis, so that
 replicas share them.
+
+A member is a student's member id (the page keeps it in its tab), not a socket: its sockets
+(a reconnect, a second tab, a failover to another replica) are one member with one answer.
+Students per room, members per address and sockets per member are bounded; a student refused
+for one of them is told when to try again (close 1013), never refused for good while the room
+has a place.
 """
 
 from __future__ import annotations
@@ -14,28 +20,17 @@ import asyncio
 import contextlib
 import time
 from abc import ABC, abstractmethod
-from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
 from typing import Any
 
 from app.config import Settings
-from app.rooms import codes
 from app.rooms import protocol as p
+from app.rooms.members import Coalesced, Local, Member
+from app.rooms.refusals import RETRY_SECONDS, TRY_LATER, RoomError, unavailable
 
 REFRESH_SECONDS = 0.1  # presence and tally: at most 10 messages a second per room and process
 CODE_TRIES = 20  # fresh codes tried before giving up (a collision in 7e8 codes is rare)
-
-
-class RoomError(Exception):
-    """A refusal a client is told about: an `error` with `code`, maybe closing with `close`."""
-
-    def __init__(self, code: str, message: str, close: int | None = None) -> None:
-        super().__init__(message)
-        self.code, self.message, self.close = code, message, close
-
-
-def gone(code: str) -> RoomError:
-    return RoomError("not_found", f"there is no room {code} (it ended, or expired)", 4404)
 
 
 @dataclass(frozen=True)
@@ -53,68 +48,15 @@ class RoomView:
     state: dict[str, Any]
 
 
-class Member:
-    """One socket in a room: what is to be sent to it waits in `queue` (None: close now)."""
+@dataclass(frozen=True)
+class Latest:
+    """What a socket that joins is sent at once."""
 
-    __slots__ = ("id", "role", "queue", "last_seq", "presence", "dropped", "closing")
-
-    def __init__(self, role: str, queue_limit: int, member_id: str | None = None) -> None:
-        self.id = member_id or codes.new_member_id()
-        self.role = role
-        self.queue: asyncio.Queue[str | None] = asyncio.Queue(queue_limit)
-        self.last_seq = -1  # the newest state sent: never an older one after it
-        self.presence = -1  # the student count it was told last
-        self.dropped = asyncio.Event()  # set when it could not keep up
-        self.closing = False
-
-    @property
-    def instructor(self) -> bool:
-        return self.role == "instructor"
-
-    def send(self, text: str) -> None:
-        if self.closing or self.dropped.is_set():
-            return
-        try:
-            self.queue.put_nowait(text)
-        except asyncio.QueueFull:
-            self.dropped.set()  # the session closes it (4408); nobody else waits
-
-    def send_state(self, seq: int, text: str) -> None:
-        if seq > self.last_seq:
-            self.last_seq = seq
-            self.send(text)
-
-    def finish(self, text: str | None) -> None:
-        """Send `text` (if any), then close."""
-        if text is not None:
-            self.send(text)
-        self.closing = True
-        try:
-            self.queue.put_nowait(None)
-        except asyncio.QueueFull:
-            self.dropped.set()
-
-
-@dataclass
-class Coalesced:
-    """A refresh asked for while one waits is the same refresh (at most 1 per interval)."""
-
-    last: float = 0.0
-    task: asyncio.Task[None] | None = None
-
-
-@dataclass
-class Local:
-    """The members of one room connected to this process."""
-
-    members: dict[str, Member] = field(default_factory=dict)
-    refresh: dict[str, Coalesced] = field(default_factory=dict)
-
-    def instructors(self) -> list[Member]:
-        return [m for m in self.members.values() if m.instructor]
-
-    def students(self) -> list[Member]:
-        return [m for m in self.members.values() if not m.instructor]
+    seq: int
+    state_json: str
+    question: p.Question | None
+    revealed: bool
+    answer_key: str | None  # the member's answer to the open question, if it has one
 
 
 class Hub(ABC):
@@ -123,18 +65,31 @@ class Hub(ABC):
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self.local: dict[str, Local] = {}
+        self.sockets = 0  # room sockets open in this process (the session counts them)
         self._tasks: set[asyncio.Task[None]] = set()
+        self._http = asyncio.Semaphore(max(1, settings.room_requests_in_flight))
 
     # --- the rooms (each backend's own) ---------------------------------------------------------
     @abstractmethod
-    async def create(self, state: dict[str, Any]) -> Created:
-        """A new room opening at `state`; RoomError("full") past max_rooms."""
+    async def create(
+        self,
+        state: dict[str, Any],
+        address: str | None,
+        restore: tuple[str, str, p.Restore] | None = None,
+    ) -> Created:
+        """A new room opening at `state`, made from `address`; or with `restore` (code, key,
+        the room as the instructor's page holds it), that room put back. RoomError past
+        max_rooms or max_rooms_per_address, or when a restored room was ended."""
 
     @abstractmethod
     async def view(self, code: str) -> RoomView | None: ...
 
     @abstractmethod
     async def key_matches(self, code: str, key: str | None) -> bool: ...
+
+    @abstractmethod
+    async def key_signed(self, code: str, key: str | None) -> bool:
+        """Whether the server made `key` for `code` (the room may be gone)."""
 
     @abstractmethod
     async def end(self, code: str, reason: str = "ended") -> bool:
@@ -163,11 +118,12 @@ class Hub(ABC):
         """Count the member in (RoomError: no room, or full)."""
 
     @abstractmethod
-    async def _release(self, code: str, member: Member) -> None: ...
+    async def _release(self, code: str, member: Member, still_here: bool) -> None:
+        """The socket left; `still_here`: the member has another socket in this process."""
 
     @abstractmethod
-    async def _latest(self, code: str) -> tuple[int, str, p.Question | None, bool]:
-        """(seq, the state's JSON, the open question, revealed?) of a room that exists."""
+    async def _latest(self, code: str, member: Member) -> Latest:
+        """What the joining socket is sent, of a room that exists."""
 
     @abstractmethod
     async def _tally(self, code: str) -> tuple[p.Question, dict[str, int]] | None: ...
@@ -188,58 +144,94 @@ class Hub(ABC):
         task.add_done_callback(self._tasks.discard)
         return task
 
+    @contextlib.asynccontextmanager
+    async def http_slot(self) -> AsyncIterator[None]:
+        """A place for one room request (HTTP) that waits on the rooms' store, for at most
+        twice room_redis_seconds in all; none free: RoomError("busy") at once
+        (room_requests_in_flight), never a wait in line."""
+        if self._http.locked():
+            raise RoomError(
+                "busy",
+                f"{self.settings.room_requests_in_flight} room requests are waiting on the "
+                "rooms' store, as many as wait at once (room_requests_in_flight); try again",
+                retry_after=2.0,
+            )
+        async with self._http:
+            try:
+                async with asyncio.timeout(2 * self.settings.room_redis_seconds):
+                    yield
+            except TimeoutError:
+                raise unavailable() from None
+
     # --- members (shared) -----------------------------------------------------------------------
+    def _welcome(self, code: str, member: Member) -> str:
+        s = self.settings
+        rate, burst = (
+            (s.room_messages_per_second, s.room_message_burst)
+            if member.instructor
+            else (s.room_student_messages_per_second, s.room_student_message_burst)
+        )
+        return p.dumps({"type": "welcome", "room": code, "role": member.role, "id": member.id,
+                        "expires_in": int(s.room_idle_seconds),
+                        "limits": {"max_message_bytes": s.max_room_message_bytes,
+                                   "messages_per_second": rate, "burst": burst}})  # fmt: skip
+
     async def join(self, code: str, member: Member) -> None:
         """Admit the member and queue what it needs at once: welcome, the latest state, the
-        open question, and for an instructor the count and the tally."""
+        open question (and the member's answer to it), and for an instructor the count and
+        the tally."""
         await self.start()
-        if member.id in self.local.get(code, Local()).members:
-            member.id = codes.new_member_id()  # an id given back twice: the second is new
+        here = self.local.get(code)
+        limit = self.settings.room_sockets_per_member
+        if not member.instructor and here and len(here.of_member(member.id)) >= limit:
+            raise RoomError(
+                "full",
+                f"this member has {limit} sockets in the room here, its "
+                "room_sockets_per_member: close one, or try again",
+                TRY_LATER,
+                retry_after=RETRY_SECONDS,
+            )
         await self._admit(code, member)
-        s = self.settings
-        welcome = {"type": "welcome", "room": code, "role": member.role, "id": member.id,
-                   "expires_in": int(s.room_idle_seconds),
-                   "limits": {"max_message_bytes": s.max_room_message_bytes,
-                              "messages_per_second": s.room_messages_per_second,
-                              "burst": s.room_message_burst}}  # fmt: skip
-        member.send(p.dumps(welcome))
-        self.local.setdefault(code, Local()).members[member.id] = member
+        member.send(self._welcome(code, member))
+        room = self.local.setdefault(code, Local())
+        room.sockets[member.sid] = member
+        room.lost = None
         try:
-            await self._listen(code)
-            seq, state_json, question, revealed = await self._latest(code)
+            latest = await self._latest(code, member)
         except BaseException:
             await self.leave(code, member)
             raise
-        member.send_state(seq, p.state_message(seq, state_json))
-        if question is not None and not revealed:
-            member.send(p.dumps(question.full() if member.instructor else question.public()))
+        member.send_state(latest.seq, p.state_message(latest.seq, latest.state_json))
+        q = latest.question
+        if q is not None and not latest.revealed:
+            member.send(p.dumps(q.full() if member.instructor else q.public()))
+            if latest.answer_key is not None:
+                member.send(p.answered_message(q.id, latest.answer_key))
         if member.instructor:
             member.presence = await self.student_count(code)
             member.send(p.presence_message(member.presence))
-            if question is not None and not revealed:
+            if q is not None and not latest.revealed:
                 self.poke(code, "tally")
         else:
             await self._presence_changed(code)
 
     async def leave(self, code: str, member: Member) -> None:
         room = self.local.get(code)
-        if room is None or room.members.pop(member.id, None) is None:
+        if room is None or room.sockets.pop(member.sid, None) is None:
             return
-        if not room.members:
+        still_here = bool(room.of_member(member.id))
+        if not room.sockets:
             self._emptied(code)
-        await self._release(code, member)
+        await self._release(code, member, still_here)
         if not member.instructor:
             await self._presence_changed(code)
 
     def _emptied(self, code: str) -> None:
-        """No member of the room is connected here any more."""
+        """No socket of the room is connected here any more."""
         room = self.local.pop(code, None)
         for c in room.refresh.values() if room else ():
             if c.task is not None:
                 c.task.cancel()
-
-    async def _listen(self, code: str) -> None:  # noqa: B027 - a hook, as start
-        """Be told of the room's messages from now on (RedisHub: subscribe)."""
 
     async def _presence_changed(self, code: str) -> None:
         self.poke(code, "presence")
@@ -249,13 +241,13 @@ class Hub(ABC):
         room = self.local.get(code)
         if room is None:
             return
-        for m in list(room.members.values()):
+        for m in list(room.sockets.values()):
             if to == "all" or (to == "instructors") == m.instructor:
                 m.send(text)
 
     def deliver_state(self, code: str, seq: int, text: str) -> None:
         room = self.local.get(code)
-        for m in list(room.members.values()) if room else ():
+        for m in list(room.sockets.values()) if room else ():
             m.send_state(seq, text)
 
     def end_here(self, code: str, reason: str) -> None:
@@ -263,7 +255,7 @@ class Hub(ABC):
         if room is None:
             return
         text = p.ended_message(reason)
-        for m in room.members.values():
+        for m in room.sockets.values():
             m.finish(text)
         for c in room.refresh.values():
             if c.task is not None:
@@ -289,7 +281,8 @@ class Hub(ABC):
             await asyncio.sleep(wait)
         c.task = None  # a poke from here on asks for the next refresh
         c.last = time.monotonic()
-        await refresh(code)
+        with contextlib.suppress(RoomError):  # the store is away: the next poke tries again
+            await refresh(code)
 
     async def _refresh_presence(self, code: str) -> None:
         room = self.local.get(code)
@@ -305,11 +298,3 @@ class Hub(ABC):
         found = await self._tally(code)
         if found is not None:
             self.deliver(code, p.tally_message(*found), to="instructors")
-
-
-def full_of_rooms(limit: int) -> RoomError:
-    return RoomError("full", f"the server has {limit} rooms open, its max_rooms: try later")
-
-
-def room_full(limit: int) -> RoomError:
-    return RoomError("full", f"the room has {limit} students, its max_students_per_room", 4429)

@@ -12,27 +12,31 @@ from typing import Any
 from app.config import Settings
 from app.rooms import codes
 from app.rooms import protocol as p
-from app.rooms.hub import (
-    CODE_TRIES,
-    Created,
-    Hub,
-    Member,
+from app.rooms.hub import CODE_TRIES, Created, Hub, Latest, RoomView
+from app.rooms.members import Member
+from app.rooms.refusals import (
     RoomError,
-    RoomView,
+    address_full,
     full_of_rooms,
     gone,
     room_full,
+    too_many_rooms,
+    was_ended,
 )
+
+ENDED_SECONDS = 3600.0  # how long an ended room's key is kept from putting it back
 
 
 @dataclass
 class Room:
     """A room of MemoryHub."""
 
-    key: str
+    nonce: str
     state_json: str
+    address: str
     seq: int = 0
     active: float = field(default_factory=time.monotonic)
+    orphan: float | None = field(default_factory=time.monotonic)  # no instructor since
     question: p.Question | None = None
     revealed: bool = False
     answers: dict[str, str] = field(default_factory=dict)  # member id -> answer key
@@ -40,17 +44,28 @@ class Room:
 
 class MemoryHub(Hub):
     """Rooms in this process's memory: one process (uvicorn with one worker) serves them all.
-    A room idle for room_idle_seconds is gone on the next look at it, and a sweep tells its
-    members."""
+    A room ends room_idle_seconds after its last activity, or room_orphan_seconds after its
+    last instructor left (it is gone on the next look at it, and a sweep tells its members).
+    Keys are signed with room_secret, or a secret of this process: with room_secret set, an
+    instructor's page puts its room back after a restart of the process too."""
 
     def __init__(self, settings: Settings) -> None:
         super().__init__(settings)
         self.rooms: dict[str, Room] = {}
+        self.ended: dict[str, tuple[str, float]] = {}  # code -> (nonce, until)
+        self.secrets = [settings.room_secret or codes.new_secret()]
         self._sweeper: asyncio.Task[None] | None = None
+
+    def _deadline(self, room: Room) -> float:
+        s = self.settings
+        end = room.active + s.room_idle_seconds
+        if room.orphan is not None:
+            end = min(end, room.orphan + s.room_orphan_seconds)
+        return end
 
     def _room(self, code: str) -> Room | None:
         room = self.rooms.get(code)
-        if room is not None and time.monotonic() - room.active > self.settings.room_idle_seconds:
+        if room is not None and time.monotonic() >= self._deadline(room):
             del self.rooms[code]
             self.end_here(code, "expired")
             return None
@@ -68,26 +83,51 @@ class MemoryHub(Hub):
             self._sweeper = self.spawn(self._sweep())
 
     async def _sweep(self) -> None:
-        every = max(0.2, min(30.0, self.settings.room_idle_seconds / 4))
+        s = self.settings
+        every = max(0.2, min(30.0, min(s.room_idle_seconds, s.room_orphan_seconds) / 4))
         while True:
             await asyncio.sleep(every)
             for code in list(self.rooms):
                 self._room(code)
+            now = time.monotonic()
+            for code, (_, until) in list(self.ended.items()):
+                if until < now:
+                    del self.ended[code]
 
-    async def create(self, state: dict[str, Any]) -> Created:
+    async def create(
+        self,
+        state: dict[str, Any],
+        address: str | None,
+        restore: tuple[str, str, p.Restore] | None = None,
+    ) -> Created:
+        s = self.settings
         for code in list(self.rooms):
             self._room(code)  # the expired ones do not count
-        if len(self.rooms) >= self.settings.max_rooms:
-            raise full_of_rooms(self.settings.max_rooms)
+        addr = address or "-"
+        ended = self.ended.get(restore[0]) if restore is not None else None
+        if restore is not None and ended is not None and ended[0] == codes.key_nonce(restore[1]):
+            raise was_ended(restore[0])
+        if sum(1 for r in self.rooms.values() if r.address == addr) >= s.max_rooms_per_address:
+            raise too_many_rooms(s.max_rooms_per_address)
+        if len(self.rooms) >= s.max_rooms:
+            raise full_of_rooms(s.max_rooms)
+        if restore is not None:
+            code, key, back = restore
+            if code in self.rooms:
+                return Created(code, key, int(s.room_idle_seconds))
+            room = Room(codes.key_nonce(key) or "", p.dumps(back.state), addr, back.next_seq)
+            room.question, room.revealed = back.question, back.revealed
+            self.rooms[code] = room
+            return Created(code, key, int(s.room_idle_seconds))
         for _ in range(CODE_TRIES):
             code = codes.new_code()
             if code not in self.rooms:
                 break
         else:
-            raise full_of_rooms(self.settings.max_rooms)
-        key = codes.new_key()
-        self.rooms[code] = Room(key, p.dumps(state))
-        return Created(code, key, int(self.settings.room_idle_seconds))
+            raise full_of_rooms(s.max_rooms)
+        key = codes.new_key(self.secrets[0], code)
+        self.rooms[code] = Room(codes.key_nonce(key) or "", p.dumps(state), addr)
+        return Created(code, key, int(s.room_idle_seconds))
 
     async def view(self, code: str) -> RoomView | None:
         room = self._room(code)
@@ -97,12 +137,17 @@ class MemoryHub(Hub):
 
     async def key_matches(self, code: str, key: str | None) -> bool:
         room = self._room(code)
-        return room is not None and codes.key_matches(key, room.key)
+        return room is not None and codes.key_matches(key, code, room.nonce, self.secrets)
+
+    async def key_signed(self, code: str, key: str | None) -> bool:
+        return codes.key_signed(key, code, self.secrets)
 
     async def end(self, code: str, reason: str = "ended") -> bool:
-        existed = self.rooms.pop(code, None) is not None
+        room = self.rooms.pop(code, None)
+        if room is not None:
+            self.ended[code] = (room.nonce, time.monotonic() + ENDED_SECONDS)
         self.end_here(code, reason)
-        return existed
+        return room is not None
 
     async def set_state(self, code: str, state: dict[str, Any]) -> int:
         room = self._live(code)
@@ -134,20 +179,35 @@ class MemoryHub(Hub):
 
     async def student_count(self, code: str) -> int:
         room = self.local.get(code)
-        return len(room.students()) if room else 0
+        return len({m.id for m in room.students()}) if room else 0
 
     async def _admit(self, code: str, member: Member) -> None:
-        self._live(code)
-        limit = self.settings.max_students_per_room
-        if not member.instructor and await self.student_count(code) >= limit:
-            raise room_full(limit)
-
-    async def _release(self, code: str, member: Member) -> None:
-        pass  # its answer still counts: a student whose phone slept has answered
-
-    async def _latest(self, code: str) -> tuple[int, str, p.Question | None, bool]:
         room = self._live(code)
-        return room.seq, room.state_json, room.question, room.revealed
+        s = self.settings
+        if member.instructor:
+            room.orphan = None
+            return
+        here = self.local.get(code)
+        students = here.students() if here else []
+        if any(m.id == member.id for m in students):
+            return  # a member already counted: its second socket
+        if len({m.id for m in students}) >= s.max_students_per_room:
+            raise room_full(s.max_students_per_room)
+        ids = {m.id for m in students if m.address == member.address}
+        if len(ids) >= s.room_members_per_address:
+            raise address_full(s.room_members_per_address)
+
+    async def _release(self, code: str, member: Member, still_here: bool) -> None:
+        # A student's answer still counts: a student whose phone slept has answered.
+        room = self.rooms.get(code)
+        here = self.local.get(code)
+        if room is not None and member.instructor and not (here and here.instructors()):
+            room.orphan = time.monotonic()
+
+    async def _latest(self, code: str, member: Member) -> Latest:
+        room = self._live(code)
+        mine = None if room.question is None else room.answers.get(member.id)
+        return Latest(room.seq, room.state_json, room.question, room.revealed, mine)
 
     async def _tally(self, code: str) -> tuple[p.Question, dict[str, int]] | None:
         room = self._room(code)

@@ -1,53 +1,72 @@
 """The room socket's messages: the schema, and parsing and checking what a client sends.
 
 Every message is one JSON object (a text frame) with a `type`. A message over
-max_room_message_bytes, or one that is not such an object, is refused with `error`.
+max_room_message_bytes, or one that is not such an object, is refused with `error`; so is a
+number of more than MAX_DIGITS digits (the socket stays open, as for every refusal).
 
 Client → server
     hello    first, within room_hello_seconds: {"type": "hello", "role": "student"} or
-             {"type": "hello", "role": "instructor", "key": KEY}; may carry "id": the id of
-             this client's earlier welcome, so that a phone that reconnects keeps its answer
+             {"type": "hello", "role": "instructor", "key": KEY}. A student's may carry "id":
+             its member id (the welcome's, kept by the page in the tab), so that a reconnect,
+             a failover or a rejoin is the same member, with the same answer. An instructor's
+             may carry "restore": {"seq": N, "state": STATE, "question": ASK or null,
+             "revealed": BOOL}, the room as that page holds it: if the room is gone because
+             Redis lost it (a restart), it is put back with the same code, key and seq
+             (never a room that was ended; the key must be the one the server made for it)
     state    instructor: {"type": "state", "state": STATE} (a `seq` sent with it is ignored)
     ask      instructor: {"type": "ask", "id": ID, "question": TEXT, "kind": "value"|"choice",
              "choices": [TEXT, ...] (kind "choice": 2–20 of them), "answer": VALUE (optional),
-             ...}: any further fields (say "step", "node") go to the students as they are. A
-             new ask replaces the open question and its answers.
+             "hidden": {...} (optional: kept from students until the reveal, such as which
+             wrong answers a misconception explains), ...}: any further fields (say "step",
+             "about") go to the students as they are. A new ask replaces the open question
+             and its answers.
     reveal   instructor: {"type": "reveal", "id": ID}
     end      instructor: {"type": "end"}
-    answer   student: {"type": "answer", "id": ID, "value": VALUE}; one per student, a later
-             one replaces it, none after the reveal
+    answer   student: {"type": "answer", "id": ID, "value": VALUE, "ref": REF (optional)};
+             one per member, a later one replaces it, none after the reveal. REF (a short
+             string or number) comes back in its `answered`, or in the `error` that refused it
     ping     anyone: {"type": "ping"} → {"type": "pong"}
 
 Server → client
     welcome  after an accepted hello: {"type": "welcome", "room": CODE, "role": ROLE,
-             "id": MEMBER_ID (random, per connection), "expires_in": SECONDS,
-             "limits": {"max_message_bytes": N, "messages_per_second": R, "burst": B}}
+             "id": MEMBER_ID (the hello's, or a new random one), "expires_in": SECONDS,
+             "limits": {"max_message_bytes": N, "messages_per_second": R, "burst": B}} (the
+             limits of this socket's role: students send less than an instructor)
     state    {"type": "state", "seq": N, "state": STATE} to everyone, the instructor too; at
              once after welcome, the latest (seq 0 is the view the room was made with, maybe
              {}). seq grows by one per accepted state; a client never gets an older seq after
              a newer one.
-    presence instructors: {"type": "presence", "students": N}, on hello and when N changes
-    ask      students: the ask without "answer"; instructors: with it and "answer_key"; sent
-             on hello too while a question is open
+    presence instructors: {"type": "presence", "students": N} (members, not sockets), on hello
+             and when N changes
+    ask      students: the ask without "answer" and "hidden"; instructors: with them and
+             "answer_key"; sent on hello too while a question is open
     tally    instructors: {"type": "tally", "id": ID, "kind": KIND, "counts": {KEY: n, ...},
              "total": n}, live, at most 10 a second
-    answered the student who answered: {"type": "answered", "id": ID, "key": KEY}
-    reveal   everyone: the ask's fields (with "answer" and "answer_key", null when none was
-             given) and "counts", "total"
+    answered the member who answered, once the answer is stored: {"type": "answered", "id":
+             ID, "key": KEY, "ref": REF}; on hello too, for the answer the member gave before
+    reveal   everyone: the ask's fields (with "answer", "answer_key" and "hidden") and
+             "counts", "total"
     ended    {"type": "ended", "reason": "ended"|"expired"}, then the socket closes (1000)
-    error    {"type": "error", "code": CODE, "message": TEXT}: the message was refused and
+    error    {"type": "error", "code": CODE, "message": TEXT, "retry_after": SECONDS (when
+             trying again later helps), "ref": REF (an answer's)}: the message was refused and
              changed nothing. Codes: malformed, too_large, rate, forbidden (a student's state,
              ask, reveal or end; an instructor's answer), closed (no such open question),
-             hello, not_found, full, wrong_key.
+             hello, not_found, full, busy, unavailable (Redis could not store it: send it
+             again), wrong_key, cross_site.
     pong
 
 An answer's KEY is how answers are counted: for kind "value", the number rounded to 4
 significant digits, written as JavaScript's Number() reads it ("4", "0.3333", "1.235e+20");
-for kind "choice", the choice itself.
+for kind "choice", the choice itself. Answers are counted per member id, so a member's
+sockets, reconnects and re-sent answers count once.
 
-Closing codes: 4400 no or bad hello, 4403 wrong key, 4404 no such room (or it ended), 4429 room
-full or a client that keeps sending past the rate, 4408 a client too slow to read what it is
-sent (its queue of room_queue_messages filled, or one send took room_send_seconds).
+Closing codes: 4400 no or bad hello, 4403 wrong key, 4404 no such room (or it ended), 4429 a
+client that keeps sending past the rate, 4408 a client too slow to read what it is sent (its
+queue of room_queue_messages filled, or one send took room_send_seconds); 1013 try again
+later (the error before it says when: the room is full, this address or member holds its
+share of it, the server holds as many sockets as its open files allow, too many unknown codes
+from this address, or Redis cannot be reached); 1012 the instructor's page is to put the room
+back (Redis lost it): reconnect with "restore"; 1008 a page of another site (its Origin).
 
 STATE holds only these keys, each a string, number, boolean or null, with the meanings of the
 page's query parameters: source, values, accumulate, order, step, fwd, lang, lesson, collapse,
@@ -57,214 +76,58 @@ present. `values` is an object of numbers and nested lists; one sent as an addre
 
 from __future__ import annotations
 
-import json
-import math
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
-from app.query import QueryError, parse_values
+from app.rooms.questions import Question, parse_ask, question_id
+from app.rooms.wire import STATE_KEYS, ProtocolError, check_state, dumps, is_number, loads
 
-STATE_KEYS = frozenset(
-    {"source", "values", "accumulate", "order", "step", "fwd", "lang", "lesson", "collapse",
-     "present"}
-)  # fmt: skip
+__all__ = ["STATE_KEYS", "ProtocolError", "Question", "check_state", "dumps", "is_number",
+           "loads", "parse_ask"]  # fmt: skip
 ROLES = ("student", "instructor")
-KINDS = ("value", "choice")
-ID_PATTERN = re.compile(r"[A-Za-z0-9_.:-]{1,64}")
-MEMBER_ID = re.compile(r"[A-Za-z0-9_-]{12}")  # codes.new_member_id()
-MAX_QUESTION_CHARS = 500
-MAX_CHOICES = 20
-MAX_CHOICE_CHARS = 120
-MAX_NESTING = 8  # lists in a tensor value
-
-
-class ProtocolError(Exception):
-    """A refused message: `code` is the error's code, `message` says what to change."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message
-
-
-def dumps(obj: Any) -> str:
-    """Compact JSON, never NaN (what every message and stored state is written as)."""
-    return json.dumps(obj, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
-def _refuse_constant(token: str) -> Any:
-    raise ValueError(f"{token} is not JSON")
-
-
-def loads(text: str | bytes, max_bytes: int) -> dict[str, Any]:
-    """One message: a JSON object of at most `max_bytes` (the setting named when over)."""
-    size = len(text.encode("utf-8", "replace")) if isinstance(text, str) else len(text)
-    if size > max_bytes:
-        raise ProtocolError(
-            "too_large",
-            f"the message is {size} bytes, over max_room_message_bytes ({max_bytes})",
-        )
-    try:
-        obj = json.loads(text, parse_constant=_refuse_constant)
-    except (ValueError, RecursionError):
-        raise ProtocolError("malformed", "the message is not JSON") from None
-    if not isinstance(obj, dict) or not isinstance(obj.get("type"), str):
-        raise ProtocolError("malformed", 'a message is a JSON object with a "type"')
-    return obj
-
-
-# --- the view ---------------------------------------------------------------------------------
-
-
-def _number(x: Any) -> bool:
-    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
-
-
-def _nested_numbers(x: Any, depth: int = 0) -> bool:
-    if _number(x):
-        return True
-    if isinstance(x, list) and depth < MAX_NESTING:
-        return all(_nested_numbers(v, depth + 1) for v in x)
-    return False
-
-
-def check_state(state: Any) -> dict[str, Any]:
-    """The view as sent, checked: only STATE_KEYS, each a scalar (values: or an object). A
-    `values` written as in an address ("x=2,y=3") is read into its object, so that every
-    member gets one form."""
-    if not isinstance(state, dict):
-        raise ProtocolError("malformed", '"state" is a JSON object')
-    unknown = sorted(set(state) - STATE_KEYS)
-    if unknown:
-        known = ", ".join(sorted(STATE_KEYS))
-        raise ProtocolError("malformed", f"state has no key {unknown[0][:40]!r} (known: {known})")
-    if isinstance(state.get("values"), str):
-        try:
-            state = {**state, "values": parse_values(state["values"])}
-        except QueryError as err:
-            raise ProtocolError("malformed", f"state.values: {err.message}") from None
-    for key, value in state.items():
-        if value is None or isinstance(value, str | bool) or _number(value):
-            continue
-        if key == "values" and isinstance(value, dict):
-            if all(isinstance(k, str) and _nested_numbers(v) for k, v in value.items()):
-                continue
-            raise ProtocolError("malformed", "state.values maps names to numbers or lists")
-        raise ProtocolError("malformed", f"state.{key} is a string, number, boolean or null")
-    return state
-
-
-# --- questions --------------------------------------------------------------------------------
-
-
-def number_key(x: float) -> str:
-    """`x` rounded to 4 significant digits, as text Number() reads back: 4 → "4"."""
-    rounded = float(f"{x:.4g}")
-    if rounded == 0:
-        return "0"
-    if rounded.is_integer() and abs(rounded) < 1e15:
-        return str(int(rounded))
-    return repr(rounded)
-
-
-def _id(msg: dict[str, Any]) -> str:
-    qid = msg.get("id")
-    if not isinstance(qid, str) or not ID_PATTERN.fullmatch(qid):
-        raise ProtocolError("malformed", '"id" is 1–64 letters, digits or _.:-')
-    return qid
-
-
-@dataclass(frozen=True)
-class Question:
-    """An open question: what students see (`public`) and the answer kept from them."""
-
-    id: str
-    question: str
-    kind: str
-    choices: tuple[str, ...] | None
-    answer: Any  # as the instructor gave it, or None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-    def key_of(self, value: Any) -> str:
-        """The counted form of an answer (module docstring), or ProtocolError."""
-        if self.kind == "choice":
-            if isinstance(value, str) and self.choices and value in self.choices:
-                return value
-            raise ProtocolError("malformed", "the answer is one of the question's choices")
-        if isinstance(value, str):
-            try:
-                value = float(value.strip())
-            except ValueError:
-                raise ProtocolError("malformed", "the answer is a number") from None
-        if not _number(value):
-            raise ProtocolError("malformed", "the answer is a finite number")
-        return number_key(float(value))
-
-    @property
-    def answer_key(self) -> str | None:
-        return None if self.answer is None else self.key_of(self.answer)
-
-    def public(self) -> dict[str, Any]:
-        out: dict[str, Any] = {**self.extra, "type": "ask", "id": self.id,
-                               "question": self.question, "kind": self.kind}  # fmt: skip
-        if self.choices is not None:
-            out["choices"] = list(self.choices)
-        return out
-
-    def full(self) -> dict[str, Any]:
-        return {**self.public(), "answer": self.answer, "answer_key": self.answer_key}
-
-    def reveal(self, counts: dict[str, int]) -> dict[str, Any]:
-        return {**self.full(), "type": "reveal", "counts": counts, "total": sum(counts.values())}
-
-    def to_json(self) -> str:
-        return dumps(self.full())
-
-    @classmethod
-    def from_json(cls, text: str) -> Question:
-        return parse_ask(json.loads(text))
-
-
-def parse_ask(msg: dict[str, Any]) -> Question:
-    qid = _id(msg)
-    text = msg.get("question")
-    if not isinstance(text, str) or not text.strip() or len(text) > MAX_QUESTION_CHARS:
-        raise ProtocolError("malformed", f'"question" is text of 1–{MAX_QUESTION_CHARS} chars')
-    kind = msg.get("kind")
-    if kind not in KINDS:
-        raise ProtocolError("malformed", '"kind" is "value" or "choice"')
-    choices = msg.get("choices")
-    if kind == "choice":
-        if (
-            not isinstance(choices, list)
-            or not 2 <= len(choices) <= MAX_CHOICES
-            or not all(isinstance(c, str) and 0 < len(c) <= MAX_CHOICE_CHARS for c in choices)
-            or len(set(choices)) != len(choices)
-        ):
-            raise ProtocolError(
-                "malformed", f'"choices" is 2–{MAX_CHOICES} different texts for kind "choice"'
-            )
-        choices = tuple(choices)
-    elif choices is not None:
-        raise ProtocolError("malformed", '"choices" goes with kind "choice" only')
-    reserved = {"type", "id", "question", "kind", "choices", "answer", "answer_key",
-                "counts", "total"}  # fmt: skip
-    extra = {k: v for k, v in msg.items() if k not in reserved}
-    q = Question(qid, text, kind, choices, msg.get("answer"), extra)
-    if q.answer is not None:
-        q.key_of(q.answer)  # a correct answer that no student could give is refused
-    return q
+MEMBER_ID = re.compile(r"[A-Za-z0-9_-]{12,32}")  # codes.new_member_id(), or a page's own
+REF_CHARS = 64  # an answer's ref, echoed
+MAX_SEQ = 2**53  # a restored seq: one JavaScript still counts exactly
 
 
 # --- what clients send, read ------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
+class Restore:
+    """The room as the instructor's page holds it, to put back what Redis lost."""
+
+    seq: int  # the last the page saw
+    state: dict[str, Any]
+    question: Question | None
+    revealed: bool
+
+    @property
+    def next_seq(self) -> int:
+        """The seq the room comes back at: after the page's last, so that every member takes
+        the view it holds (maybe newer than that seq's) as new."""
+        return self.seq + 1
+
+
+@dataclass(frozen=True)
 class Hello:
     role: str
     key: str | None
-    member_id: str | None = None  # the id of an earlier welcome, to keep one's answer
+    member_id: str | None = None  # the member's id (kept in the tab): its answer stays its own
+    restore: Restore | None = None
+
+
+def parse_restore(raw: Any) -> Restore:
+    if not isinstance(raw, dict):
+        raise ProtocolError("hello", '"restore" is {"seq", "state", "question", "revealed"}')
+    seq = raw.get("seq", 0)
+    if not isinstance(seq, int) or isinstance(seq, bool) or not 0 <= seq < MAX_SEQ:
+        raise ProtocolError("hello", '"restore.seq" is a whole number from 0 to 2**53')
+    state = check_state(raw.get("state") or {})
+    question = raw.get("question")
+    q = parse_ask({**question, "type": "ask"}) if isinstance(question, dict) else None
+    return Restore(seq, state, q, bool(raw.get("revealed")) and q is not None)
 
 
 def parse_hello(msg: dict[str, Any]) -> Hello:
@@ -280,19 +143,37 @@ def parse_hello(msg: dict[str, Any]) -> Hello:
     if member_id is not None and not (
         isinstance(member_id, str) and MEMBER_ID.fullmatch(member_id)
     ):
-        raise ProtocolError("hello", '"id" is the id of an earlier welcome')
-    return Hello(role, key if isinstance(key, str) else None, member_id)
+        raise ProtocolError("hello", '"id" is a member id: 12–32 letters, digits, _ or -')
+    restore = msg.get("restore")
+    if restore is not None and role != "instructor":
+        raise ProtocolError("hello", "only an instructor's hello restores the room")
+    return Hello(
+        role,
+        key if isinstance(key, str) else None,
+        member_id if role == "student" else None,
+        parse_restore(restore) if restore is not None else None,
+    )
+
+
+def answer_ref(msg: dict[str, Any]) -> str | int | None:
+    """The answer's `ref`, to echo (None when it has none, or none that can be echoed)."""
+    ref = msg.get("ref")
+    if isinstance(ref, str) and len(ref) <= REF_CHARS:
+        return ref
+    if isinstance(ref, int) and not isinstance(ref, bool) and abs(ref) < MAX_SEQ:
+        return ref
+    return None
 
 
 def answer_parts(msg: dict[str, Any]) -> tuple[str, Any]:
     """An answer's question id and value (the value is checked against the question)."""
     if "value" not in msg:
         raise ProtocolError("malformed", 'an answer has a "value"')
-    return _id(msg), msg["value"]
+    return question_id(msg), msg["value"]
 
 
 def reveal_id(msg: dict[str, Any]) -> str:
-    return _id(msg)
+    return question_id(msg)
 
 
 # --- what the server sends --------------------------------------------------------------------
@@ -303,8 +184,22 @@ def state_message(seq: int, state_json: str) -> str:
     return f'{{"type":"state","seq":{seq},"state":{state_json}}}'
 
 
-def error_message(code: str, message: str) -> str:
-    return dumps({"type": "error", "code": code, "message": message})
+def error_message(
+    code: str, message: str, retry_after: float | None = None, ref: str | int | None = None
+) -> str:
+    out: dict[str, Any] = {"type": "error", "code": code, "message": message}
+    if retry_after is not None:
+        out["retry_after"] = retry_after
+    if ref is not None:
+        out["ref"] = ref
+    return dumps(out)
+
+
+def answered_message(qid: str, key: str, ref: str | int | None = None) -> str:
+    out: dict[str, Any] = {"type": "answered", "id": qid, "key": key}
+    if ref is not None:
+        out["ref"] = ref
+    return dumps(out)
 
 
 def presence_message(students: int) -> str:

@@ -2,35 +2,48 @@
 QR code, end it; the student's page at /r/CODE; and WS /api/rooms/CODE/ws (app/rooms/session.py).
 
 The hub (app/rooms/hub.py) is made on first use and kept on `app.state.rooms`, and closed when
-the app shuts down (this router's lifespan).
+the app shuts down (this router's lifespan, which also raises the process's open files to
+open_files at start: every room socket is one).
+
+Making or ending a room from a page of another site is refused by its Origin (403), as its
+socket is. A room is made per client address up to max_rooms_per_address (429). Looking up
+codes counts the unknown ones per address (room_code_misses_per_minute: 429 past it). Every
+route that waits on the rooms' store (Redis) holds one of room_requests_in_flight places and
+answers 503 at once when none is free, so a stalled Redis never holds the slots every other
+request needs; Redis failing is a 503 with Retry-After, never a 500.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import Annotated, Any
+from typing import Annotated, Any, TypeVar
 
 from fastapi import APIRouter, Body, FastAPI, Header, Request, WebSocket
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from pydantic import BaseModel, ConfigDict, Field
 
-from app.config import Settings, SettingsDep
+from app.config import Settings, SettingsDep, get_settings
 from app.errors import SafeJSONResponse, error_body
 from app.query import format_values, parse_lang
 from app.rooms import codes
 from app.rooms import protocol as p
-from app.rooms.hub import Hub, RoomError
+from app.rooms.bounds import Misses, address_of, raise_open_files, same_site
+from app.rooms.hub import Hub, RoomView
 from app.rooms.memory_hub import MemoryHub
 from app.rooms.qr import qr_svg
+from app.rooms.refusals import RoomError
 from app.rooms.session import run_session
 from app.routes.pages import page_context, page_parts, strings, templates
 from app.schemas import JSON_ERRORS, ErrorResponse
 
+T = TypeVar("T")
+
 
 @asynccontextmanager
 async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+    raise_open_files(get_settings().open_files)
     yield
     hub = getattr(app.state, "rooms", None)
     if hub is not None:
@@ -57,6 +70,20 @@ def hub_of(app: Any, settings: Settings) -> Hub:
     if hub is None:
         hub = app.state.rooms = make_hub(settings)
     return hub
+
+
+def misses_of(app: Any, settings: Settings) -> Misses:
+    """The unknown codes asked for per address, in this process."""
+    misses = getattr(app.state, "room_misses", None)
+    if misses is None:
+        misses = app.state.room_misses = Misses(settings.room_code_misses_per_minute)
+    return misses
+
+
+async def _store(hub: Hub, work: Callable[[], Awaitable[T]]) -> T:
+    """`work` in one of the room_requests_in_flight places (RoomError "busy" when none)."""
+    async with hub.http_slot():
+        return await work()
 
 
 class RoomCreate(BaseModel):
@@ -88,6 +115,49 @@ def _error(status: int, message: str, code: str, **headers: str) -> SafeJSONResp
     )
 
 
+def _refused(err: RoomError) -> SafeJSONResponse:
+    """A RoomError as an answer: its status, with Retry-After when waiting helps."""
+    headers = {"Retry-After": str(max(1, round(err.retry_after)))} if err.retry_after else {}
+    return _error(err.status, err.message, err.code, **headers)
+
+
+def _cross_site() -> SafeJSONResponse:
+    return _error(
+        403,
+        "a page of another site may not act on this server's rooms (its Origin is not this "
+        "site's, nor one of room_allowed_origins)",
+        "cross_site",
+    )
+
+
+async def _find(
+    request: Request, settings: SettingsDep, code: str
+) -> tuple[RoomView | None, Response | None]:
+    """The room a route names, or the answer to give instead: 429 for an address that asked
+    for too many unknown codes (whatever this one is), 503 when the store cannot say."""
+    misses = misses_of(request.app, settings)
+    address = address_of(request.client)
+    wait = misses.blocked(address)
+    if wait is not None:
+        message = (
+            f"this address asked for more than {settings.room_code_misses_per_minute} unknown "
+            f"room codes a minute (room_code_misses_per_minute): try again in {wait:g} s"
+        )
+        return None, _error(429, message, "busy", **{"Retry-After": str(max(1, round(wait)))})
+    room = codes.normalize(code)
+    if room is None:
+        misses.miss(address)
+        return None, None
+    hub = hub_of(request.app, settings)
+    try:
+        view = await _store(hub, lambda: hub.view(room))
+    except RoomError as err:
+        return None, _refused(err)
+    if view is None:
+        misses.miss(address)
+    return view, None
+
+
 def _missing(code: str) -> SafeJSONResponse:
     return _error(404, f"there is no room {code[:16]!r} (it ended, or expired)", "not_found")
 
@@ -101,12 +171,19 @@ _404: dict[int | str, dict[str, Any]] = {
     "/api/rooms",
     status_code=201,
     response_model=RoomCreated,
-    responses={**JSON_ERRORS, 503: {**JSON_ERRORS[503], "description": "max_rooms are open."}},
+    responses={
+        **JSON_ERRORS,
+        403: {"model": ErrorResponse, "description": "A page of another site (its Origin)."},
+        429: {"model": ErrorResponse, "description": "This address has max_rooms_per_address."},
+        503: {**JSON_ERRORS[503], "description": "max_rooms are open, or Redis is away."},
+    },
 )
 async def create_room(
     request: Request, settings: SettingsDep, body: Annotated[RoomCreate | None, Body()] = None
 ) -> Response:
     """Open a room at the view given (or none), for an instructor to drive."""
+    if not same_site(request.headers, settings):
+        return _cross_site()
     state = body.state if body and body.state is not None else {}
     try:
         p.check_state(state)
@@ -120,10 +197,11 @@ async def create_room(
             f"({settings.max_room_message_bytes})",
             "too_large",
         )
+    hub = hub_of(request.app, settings)
     try:
-        made = await hub_of(request.app, settings).create(state)
+        made = await _store(hub, lambda: hub.create(state, address_of(request.client)))
     except RoomError as err:
-        return _error(503, err.message, "busy", **{"Retry-After": "60"})
+        return _refused(err)
     body_out = RoomCreated(
         room=made.code,
         join_url=f"/r/{made.code}",
@@ -136,8 +214,9 @@ async def create_room(
 @router.get("/api/rooms/{code}", response_model=RoomInfo, responses={**_404, **JSON_ERRORS})
 async def get_room(code: str, request: Request, settings: SettingsDep) -> Response:
     """How many students are in the room, and the view they follow (never its key)."""
-    room = codes.normalize(code)
-    view = await hub_of(request.app, settings).view(room) if room else None
+    view, refused = await _find(request, settings, code)
+    if refused is not None:
+        return refused
     if view is None:
         return _missing(code)
     info = RoomInfo(room=view.code, students=view.students, state=view.state)
@@ -155,11 +234,13 @@ async def get_room(code: str, request: Request, settings: SettingsDep) -> Respon
 )
 async def room_qr(code: str, request: Request, settings: SettingsDep) -> Response:
     """The join link (absolute, from this request's address) as a QR code."""
-    room = codes.normalize(code)
-    if room is None or await hub_of(request.app, settings).view(room) is None:
+    view, refused = await _find(request, settings, code)
+    if refused is not None:
+        return refused
+    if view is None:
         return _missing(code)
-    url = str(request.base_url).rstrip("/") + f"/r/{room}"
-    svg = qr_svg(url, f"gradtrace {room}: {url}")
+    url = str(request.base_url).rstrip("/") + f"/r/{view.code}"
+    svg = qr_svg(url, f"gradtrace {view.code}: {url}")
     return Response(svg, media_type="image/svg+xml", headers=QR_CACHE)
 
 
@@ -178,28 +259,58 @@ async def end_room(
     key: Annotated[str | None, Header(alias="X-Instructor-Key")] = None,
 ) -> Response:
     """End the room: every member gets `ended` and is closed. Needs the instructor's key."""
-    hub = hub_of(request.app, settings)
-    room = codes.normalize(code)
-    if room is None or await hub.view(room) is None:
+    if not same_site(request.headers, settings):
+        return _cross_site()
+    view, refused = await _find(request, settings, code)
+    if refused is not None:
+        return refused
+    if view is None:
         return _missing(code)
-    if not await hub.key_matches(room, key):
-        return _error(403, "the X-Instructor-Key header is not this room's key", "wrong_key")
-    await hub.end(room)
-    return SafeJSONResponse({"room": room, "ended": True}, headers=NO_STORE)
+    hub = hub_of(request.app, settings)
+
+    async def end() -> bool:
+        if not await hub.key_matches(view.code, key):
+            return False
+        await hub.end(view.code)
+        return True
+
+    try:
+        if not await _store(hub, end):
+            return _error(403, "the X-Instructor-Key header is not this room's key", "wrong_key")
+    except RoomError as err:
+        return _refused(err)
+    return SafeJSONResponse({"room": view.code, "ended": True}, headers=NO_STORE)
 
 
 @router.websocket("/api/rooms/{code}/ws")
 async def room_socket(websocket: WebSocket, code: str, settings: SettingsDep) -> None:
     """The room's socket: the protocol is app/rooms/protocol.py's."""
-    await run_session(websocket, hub_of(websocket.app, settings), settings, code)
+    hub, misses = hub_of(websocket.app, settings), misses_of(websocket.app, settings)
+    await run_session(websocket, hub, settings, code, misses)
 
 
 # --- the students' page ----------------------------------------------------------------------
 
 
+def own_lang(request: Request) -> str | None:
+    """The student's own language, which wins over the instructor's: the address's `lang`,
+    else the first language of the browser's Accept-Language that the page has; None when
+    neither says (then the page opens in the room's)."""
+    lang = request.query_params.get("lang")
+    if lang:
+        return parse_lang(lang)
+    for part in request.headers.get("accept-language", "")[:200].split(","):
+        tag = part.split(";")[0].strip().lower()
+        if tag.startswith("zh"):
+            return "zh"
+        if tag.startswith("en"):
+            return "en"
+    return None
+
+
 def room_params(state: dict[str, Any], lang: str | None) -> dict[str, str]:
     """The page's query parameters that show the room's view (`present` stays the
-    instructor's: a phone is no projector); `lang` from the student's own address wins."""
+    instructor's: a phone is no projector); `lang`, the student's own language, wins."""
     out: dict[str, str] = {}
     for name, value in state.items():
         if name == "present" or value is None:
@@ -231,15 +342,26 @@ async def join_by_code(code: str = "", lang: str = "") -> Response:
 )  # fmt: skip
 async def room_page(code: str, request: Request, settings: SettingsDep) -> Response:
     """The page, joined to the room as a student, opening at the room's current view."""
-    room = codes.normalize(code)
-    view = await hub_of(request.app, settings).view(room) if room else None
-    lang = request.query_params.get("lang")
-    if view is None or room is None:
+    view, refused = await _find(request, settings, code)
+    lang = own_lang(request)
+    if view is None:
         t = strings()[parse_lang(lang)]
+        why = {429: "room_busy", 503: "room_down"}.get(refused.status_code) if refused else None
+        if why:  # the page says why, not that there is no such class
+            words = {"room_missing_title": t[f"{why}_title"], "room_missing_text": t[f"{why}_text"]}
+            t = {**t, **words}
         context = {"t": t, "lang": parse_lang(lang), "state_json": "{}", "code": code[:16]}
-        return templates.TemplateResponse(
-            request=request, name="room_missing.html", context=context, status_code=404
+        status = refused.status_code if refused is not None else 404
+        headers = (
+            {"Retry-After": refused.headers["retry-after"]}
+            if refused is not None and "retry-after" in refused.headers
+            else None
         )
+        return templates.TemplateResponse(
+            request=request, name="room_missing.html", context=context, status_code=status,
+            headers=headers,
+        )  # fmt: skip
+    room = view.code
     params = room_params(view.state, lang)
 
     def render() -> dict[str, Any]:  # runs the program: in a worker thread, off the loop

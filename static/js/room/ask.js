@@ -1,6 +1,7 @@
 /* A question put to the class, as both sides draw it: the distribution of answers as bars
- * (the instructor's live tally, everyone's reveal), and the student's question card (a
- * non-modal dialog: a number field or a button per choice, changeable until the reveal). */
+ * (the instructor's tally, when it shows it, and everyone's reveal), and the student's
+ * question card (a non-modal dialog: a number field or a button per choice, changeable until
+ * the reveal, saying whether the answer is stored yet). */
 import { $ } from "../dom.js";
 import { fmt } from "../format.js";
 import { t } from "../i18n.js";
@@ -78,7 +79,9 @@ export function renderCard(q, send, close) {
   const kids = [el("h2", { id: "room-q-text", text: questionText(q) })];
   if (!q.revealed) kids.push(q.kind === "choice" ? choiceButtons(q, send) : numberForm(q, send));
   if (!q.revealed && q.mine !== null && q.mine !== undefined) {
-    kids.push(el("p", { class: "note room-sent", id: "room-sent", text: t("room_sent", { value: shown(q, q.mine) }) }));
+    // "Sent" only once the server has stored it; before that, that it is on its way.
+    const word = q.status === "sent" ? "room_sent" : q.status === "retrying" ? "room_retrying" : "room_sending";
+    kids.push(el("p", { class: "note room-sent", id: "room-sent", "data-status": q.status || "sending", text: t(word, { value: shown(q, q.mine) }) }));
   }
   if (q.revealed) {
     const v = verdict(q, q.mine);

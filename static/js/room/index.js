@@ -1,12 +1,14 @@
 /* The class room on the page: which side this page is, and its start.
  *   - /r/CODE (the page's root carries data-room="CODE"): a student of that room.
- *   - an address with room=CODE and #key=KEY, or a reload of a tab that drives a room (its
- *     sessionStorage has the key): the instructor, joined again.
+ *   - an address with room=CODE and #key=KEY (an instructor link, for a second device), or a
+ *     reload of a tab that drives a room (its sessionStorage has the key): the instructor,
+ *     joined again. The key is read into this tab and taken out of the address at once, so
+ *     that it never shows in the address bar (a projector shows it to the whole room).
  *   - otherwise: the "Start a class" button makes a room, and this tab drives it.
  * Read-only handle for the tests: window.gradtraceRoom (role, status, seq, following). */
 import { $, on } from "../dom.js";
 import { t } from "../i18n.js";
-import { SAVED, createRoom, savedRoom, startInstructor } from "./instructor.js";
+import { SAVED, createRoom, roomAddress, saveRoom, savedRoom, startInstructor } from "./instructor.js";
 import { startStudent } from "./student.js";
 import { say } from "./ui.js";
 
@@ -19,8 +21,13 @@ function reloaded() {
 // tab's sessionStorage when the page was reloaded or its address names the same room.
 function instructorRoom() {
   const room = new URLSearchParams(location.search).get("room");
-  const key = /^#key=([A-Za-z0-9_-]+)$/.exec(location.hash);
-  if (room && key) return { room, key: key[1] };
+  const key = /^#key=([A-Za-z0-9_%=-]+)$/.exec(location.hash);
+  if (location.hash.startsWith("#key=")) history.replaceState(null, "", roomAddress(room)); // out of sight
+  if (room && key) {
+    const mine = { room, key: decodeURIComponent(key[1]) };
+    saveRoom(mine.room, mine.key);
+    return mine;
+  }
   const saved = savedRoom();
   if (saved && saved.room && saved.key && (room === saved.room || reloaded())) return saved;
   if (saved && !room) { try { sessionStorage.removeItem(SAVED); } catch (e) { /* private mode */ } }

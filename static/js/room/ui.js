@@ -1,5 +1,6 @@
-/* What both sides of a room share on the page: the room's chip in the toolbar, and saying a
- * room event through the page's one polite live region (#announce, explain.js). */
+/* What both sides of a room share on the page: the room's chip in the toolbar, saying a room
+ * event through the page's one polite live region (#announce, explain.js), and the class that
+ * hides what a question asks about. */
 import { $ } from "../dom.js";
 
 // The chip with the room's code; the "Start a class" button goes while a room is on.
@@ -17,4 +18,10 @@ export function showChip(code) {
 export function say(text) {
   const region = $("#announce");
   if (region && text) region.textContent = text;
+}
+
+// A question is open and not yet revealed: the grad table shows no row after the step on
+// show, on the projector and on every phone (room.css hides body.room-asking's later rows).
+export function showAsking(on) {
+  document.body.classList.toggle("room-asking", !!on);
 }

@@ -22,7 +22,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from engine.errors import Msg
-from engine.language import valuespec
+from engine.inputs import valuespec
 
 # The one table of the address format, which the page's static/js/url.js reads too.
 QUERY_TABLE: dict[str, Any] = json.loads(

@@ -20,7 +20,7 @@ from engine.autograd.backward import BackwardError, backward
 from engine.autograd.ops import quiet
 from engine.autograd.value import Value
 from engine.errors import ProgramError, fail
-from engine.language.given import free_names
+from engine.inputs.given import free_names
 from engine.language.interpreter import Interpreter
 from engine.language.output import finish
 from engine.language.scan import Scan

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from engine.errors import ProgramError
-from engine.language.valuespec import parse_values
+from engine.inputs.valuespec import parse_values
 from engine.tracing.table import format_number, grad_table
 from engine.words import words
 from gradtrace.errors import ExportError

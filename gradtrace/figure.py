@@ -31,7 +31,7 @@ from typing import Any
 
 from engine import drawing as draw
 from engine.errors import ProgramError
-from engine.language.valuespec import parse_values
+from engine.inputs.valuespec import parse_values
 from gradtrace.assets import ui_strings
 from gradtrace.direction import DOCS_COLUMN, larger, rankdir_option
 from gradtrace.errors import ExportError

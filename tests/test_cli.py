@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from engine.errors import ProgramError
-from engine.language.valuespec import parse_values
+from engine.inputs.valuespec import parse_values
 from gradtrace.cli import main
 
 

@@ -151,7 +151,7 @@ EXPECTED: dict[str, Any] = {
     "pytorch_autograd_fundamentals_simple_example": None,
     "pytorch_autograd_fundamentals_simple_prints": sin_steps,
     "pytorch_autograd_fundamentals_training": None,  # random weights and data
-    "pytorch_autograd_fundamentals_requires_grad_off": None,
+    "pytorch_autograd_fundamentals_requires_grad_off": (np.full((2, 3), 2.0), {}),
     "pytorch_autograd_fundamentals_no_grad": (None, {}),
     "pytorch_autograd_fundamentals_no_grad_decorator": None,
     "pytorch_autograd_fundamentals_detach": (None, {"x": [0.0] * 5}),  # random x: RELATIONS
@@ -261,6 +261,7 @@ AS_TORCH = {
     "pytorch_basics_jacobian_products": ("inp",),
     "pytorch_autograd_mechanics_train_fn": (),
     "d2l_linear_regression_scratch_data": ("w", "b"),
+    "pytorch_autograd_fundamentals_requires_grad_off": ("a",),
 }
 # Examples whose point is PyTorch's error: gradtrace refuses them with an error of that
 # meaning (its message key).
@@ -311,11 +312,7 @@ NEEDS = {
     "grad_fn.next_functions",
     "pytorch_autograd_fundamentals_training": "class (TinyModel, a torch.nn.Module); "
     "torch.nn.Linear and torch.nn.ReLU; model.parameters()",
-    "pytorch_autograd_fundamentals_requires_grad_off": "a.requires_grad = False (refused as "
-    "'requires_grad_() takes nothing here, or True')",
     "pytorch_autograd_fundamentals_no_grad_decorator": "decorators (@torch.no_grad())",
-    "pytorch_autograd_fundamentals_in_place": "torch.sin_ (the in-place functions): refused "
-    "as an unknown function, not with PyTorch's in-place error the tutorial shows",
     "pytorch_autograd_mechanics_saved_self": "grad_fn._saved_self; x.equal(…); `is`",
     "pytorch_autograd_mechanics_saved_result": "grad_fn._saved_result; y.equal(…); `is`",
     "pytorch_autograd_mechanics_threads": "import threading; threading.Thread",

@@ -230,7 +230,9 @@ NAMES_REFUSED = [
     "import numpy as np\nnp.random.seed(-1)",
     "import numpy as np\nnp.random.seed(1, 2)",
     "import numpy as np\ny = np.random.seed(1)",
-    "import torch\nx = torch.zeros(2)\nx.requires_grad_(False)",
+    "import torch\nx = torch.zeros(2)\nx.requires_grad_(1)",
+    "import torch\nx = torch.zeros(2)\ny = x * 2\ny.requires_grad_(True)\n"
+    "z = y * 2\nz.requires_grad_(False)",
     "x = [1.0, 2.0]\ny = x.requires_grad_",
     "x = [1.0, 2.0]\ny = x.shape",
     "x = [1.0, 2.0]\ny = zeros(x.shape[0] + x.shape)",

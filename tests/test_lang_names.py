@@ -243,8 +243,14 @@ def test_shapes_are_known_numbers() -> None:
 
 
 def test_like_constructors_take_the_shape_of_a_value() -> None:
-    d = trace("import torch\nx = [[1.0, 2.0]]\nz = torch.zeros_like(x)\nL = (x + z).sum()")
+    d = trace(
+        "import torch\nx = torch.tensor([[1.0, 2.0]])\nz = torch.zeros_like(x)\nL = (x + z).sum()"
+    )
     assert {n["label"]: n["shape"] for n in d["nodes"]}["z"] == [1, 2]
+    d = trace("x = [[1.0, 2.0]]\nz = zeros_like(x)\nL = (x + z).sum()")  # NumPy's takes a list
+    assert {n["label"]: n["shape"] for n in d["nodes"]}["z"] == [1, 2]
+    with pytest.raises(ProgramError):  # PyTorch's: zeros_like(): argument 'input' must be Tensor
+        trace("import torch\nz = torch.zeros_like([1.0, 2.0])")
 
 
 def test_a_shape_inside_a_loop_bound_and_a_reshape() -> None:

@@ -204,7 +204,7 @@ b = torch.tensor([6., 4.], requires_grad=True)
 Q = 3*a**3 - b**2
 Q.backward(gradient=torch.tensor([1., 1.]))
 print(9*a**2 == a.grad)
-print(-2*b == b.grad, a.grad > 40, 0 < a <= 2)
+print(-2*b == b.grad, a.grad > 40, 0 < a[0] <= 2)
 a.grad == 9*a**2"""
 
 
@@ -213,10 +213,10 @@ def test_a_printed_comparison_shows_as_pytorch_prints_it() -> None:
     a = torch.tensor([2.0, 3.0], dtype=torch.float64)
     assert printed == [
         str(torch.tensor([True, True])),
-        f"{torch.tensor([True, True])} {a * 9 * a > 40} {(a > 0) & (a <= 2)}",
+        f"{torch.tensor([True, True])} {a * 9 * a > 40} {str(0 < a[0] <= 2)}",
         str(torch.tensor([True, True])),
     ]
-    assert printed[1].endswith("tensor([ True, False])")  # padded, as PyTorch pads
+    assert " tensor([False,  True]) " in printed[1]  # padded, as PyTorch pads
     assert d["value"] == [-12.0, 65.0]  # the backward() output, not the last line
     assert "eq" not in ops_of(d) and len(d["steps"]) > 1
 

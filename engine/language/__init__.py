@@ -12,6 +12,5 @@ calls        def and lambda, the library's signatures
 indexing     x[key]: views and integer-array indexing
 output       the last value given, the implicit pass on it
 values       what names hold besides tensors       libraries     what the interpreter asks
-given, valuespec   the values given for the free names
 name_warnings  did-you-mean warnings: a free name one edit from an assigned one
 """

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from engine.errors import Msg
-from engine.language.values import Closure, Function, Module, Return, Scope, describe
+from engine.language.values import Closure, Function, Module, Opaque, Return, Scope, describe
 
 if TYPE_CHECKING:
     from engine.language.interpreter import Interpreter
@@ -21,8 +21,11 @@ KEYWORD_ALIASES = {
     "dim": "axis", "keepdim": "keepdims", "a_min": "min", "a_max": "max", "num": "steps",
     "stop": "end",
 }  # fmt: skip
-# Keywords accepted and ignored: every value is float64 and on the CPU.
+# Keywords accepted and ignored: every value is float64 and on the CPU (a dtype given must
+# still be one: `dtype=1` is refused, as PyTorch refuses it).
 IGNORED = frozenset({"dtype", "device", "out_dtype", "pin_memory", "layout", "memory_format"})
+# Keywords no call fills by position (torch.arange(1, 2, 3, True) is an error, as in PyTorch).
+KEYWORD_ONLY = frozenset({"requires_grad"})
 
 
 def make_function(it: Interpreter, node: ast.FunctionDef | ast.Lambda) -> Closure:
@@ -110,6 +113,16 @@ def parameters(
     return names
 
 
+def check_ignored(it: Interpreter, kw: str, v: Any, node: Any) -> None:
+    """`dtype=torch.float32`, `device="cpu"`: accepted (every value is float64 here); a value
+    that is no dtype or device at all is refused."""
+    ok = v is None or isinstance(v, str | Opaque) or (kw not in ("dtype", "out_dtype"))
+    if kw in ("dtype", "out_dtype") and isinstance(v, Function):
+        ok = v.name in ("float", "int", "bool")  # NumPy's dtype=float
+    if not ok:
+        raise it.error("dtype_value", node, "keyword", kw=kw, v=describe(v))
+
+
 def keyword_node(node: Any, name: str) -> Any:
     """Where a call writes keyword `name` (the call itself if it does not)."""
     return next((kw for kw in getattr(node, "keywords", ()) if kw.arg == name), node)
@@ -131,6 +144,7 @@ class Signature:
     positional: tuple[str, ...] = ()
     defaults: tuple[tuple[str, Any], ...] = ()
     usage: str = ""
+    keyword_only: tuple[str, ...] = ()  # besides KEYWORD_ONLY
 
     def bind(self, it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> dict:
         out: dict[str, Any] = {}
@@ -147,13 +161,14 @@ class Signature:
             out[star] = tuple(given)
             given = []
         for p in keyed:
-            if given:
+            if given and p not in KEYWORD_ONLY and p not in self.keyword_only:
                 out[p] = given.pop(0)
         if given:
             raise it.error("library_usage", node, "arguments", name=self.name, usage=self.usage)
         for k, v in kwargs.items():
             key = KEYWORD_ALIASES.get(k, k)
             if k in IGNORED:
+                check_ignored(it, k, v, keyword_node(node, k))
                 continue
             where = keyword_node(node, k)
             if key not in plain and key not in keyed and key != star:

@@ -15,12 +15,12 @@ import numpy as np
 from engine.autograd.ops import shape_text
 from engine.autograd.value import Value
 from engine.errors import Msg
-from engine.language.values import Grad, Ints, Pending, describe, is_number
+from engine.language.values import Array, Grad, Ints, Pending, describe, is_number
 
 if TYPE_CHECKING:
     from engine.language.interpreter import Interpreter
 
-TENSORS = (Value, Pending, Grad, Ints)
+TENSORS = (Value, Pending, Grad, Ints, Array)
 COMPARE: dict[type, tuple[str, Callable[[Any, Any], Any]]] = {
     ast.Lt: ("<", operator.lt),
     ast.Gt: (">", operator.gt),
@@ -31,30 +31,64 @@ COMPARE: dict[type, tuple[str, Callable[[Any, Any], Any]]] = {
 }
 
 
-def compare(it: Interpreter, node: ast.Compare) -> Any:
-    """Comparisons chained as Python chains them; of tensors, elementwise (True/False
-    tensors), their shapes named when they do not broadcast."""
-    left = it.eval(node.left)
-    result: Any = True
-    for op, right_node in zip(node.ops, node.comparators, strict=True):
+def compare(it: Interpreter, node: ast.Compare, left: Any = Ellipsis) -> Any:
+    """Comparisons chained as Python chains them (`a < b < c` is `a < b and b < c`, b read
+    once, so a tensor of more than one element in the middle is PyTorch's ambiguous truth);
+    of tensors, elementwise (True/False tensors), their shapes named when they do not
+    broadcast. `left`: the left operand's value, when the caller has it already."""
+    left = it.eval(node.left) if left is Ellipsis else left
+    last = len(node.ops) - 1
+    for k, (op, right_node) in enumerate(zip(node.ops, node.comparators, strict=True)):
         right = it.eval(right_node)
         one = compare_one(it, op, left, right, node)
-        if isinstance(one, Ints):
-            result = one if result is True else Ints(np.logical_and(as_bools(result), one.data))
-        elif not one:
-            return False
+        if k == last or not truth(it, one, node):
+            return one
         left = right
-    return result
+    return None  # not reached: a comparison has at least one operator
 
 
-def as_bools(v: Any) -> Any:
-    return v.data if isinstance(v, Ints) else v
+def truth(it: Interpreter, v: Any, node: Any) -> bool:
+    """A condition decided on the values computed so far, as Python and PyTorch decide it."""
+    if isinstance(v, Pending):
+        v = v.raw if v.raw is not None else v.node
+    if isinstance(v, Grad):
+        v = v.owner.grad
+        if v is None:
+            return False
+    if isinstance(v, Value | Ints | Array | np.ndarray):
+        data = v.data if isinstance(v, Value | Ints | Array) else v
+        if np.size(data) != 1:
+            raise it.error("ambiguous_truth", node, "shape", shape=shape_text(np.shape(data)))
+        return bool(np.asarray(data).reshape(()))
+    if isinstance(v, bool | int | float | str | list | tuple | np.generic) or v is None:
+        return bool(v)
+    raise it.error("condition_needs_number", node, "invalid", v=describe(v))
+
+
+def as_read(it: Interpreter, v: Any) -> Any:
+    """A name bound to a number and not yet a value of the graph (`epoch = 3` without torch),
+    compared: Python's number, so it is not a parameter for being read in a condition."""
+    if isinstance(v, Pending) and is_number(v.raw) and v.node.seq not in it.registered:
+        v.read_as_number = True
+        return v.raw
+    return v
+
+
+def as_none(it: Interpreter, v: Any) -> Any:
+    """`x.grad is None`: a grad PyTorch has not made (or does not keep) is None."""
+    if isinstance(v, Grad) and it.torch:
+        owner = v.owner
+        if owner.grad is None or (owner.kind != "leaf" and not it.passes.retains(owner)):
+            return None
+    return v
 
 
 def compare_one(it: Interpreter, op: ast.cmpop, a: Any, b: Any, node: Any) -> Any:
     if isinstance(op, ast.Is | ast.IsNot):
+        a, b = as_none(it, a), as_none(it, b)
         same = (a is None and b is None) or (a is b and a is not None)
         return same if isinstance(op, ast.Is) else not same
+    a, b = as_read(it, a), as_read(it, b)
     if isinstance(op, ast.In | ast.NotIn):
         if isinstance(b, range | str) and isinstance(a, int | str) and not isinstance(a, bool):
             found = type(a) is (str if isinstance(b, str) else int) and a in b  # O(1)

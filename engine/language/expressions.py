@@ -17,19 +17,21 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.autograd import ops
-from engine.autograd.ops import BINARY_OPERATORS, shape_text
+from engine.autograd.ops import BINARY_OPERATORS
 from engine.autograd.value import Value
 from engine.errors import Msg
-from engine.language.comparisons import compare
+from engine.language.comparisons import compare, truth
 from engine.language.scopes import bind, dotted, lookup
 from engine.language.sequences import items_of, iterate
 from engine.language.values import (
+    Array,
     Closure,
     Function,
     Grad,
     Ints,
     Pending,
     Scope,
+    SetItems,
     describe,
     is_number,
     length,
@@ -51,7 +53,7 @@ BINARY: dict[type, tuple[str, Callable[[Any, Any], Any]]] = {
     ast.Mod: ("%", operator.mod),
 }
 SYMBOLS = {ast.LShift: "<<", ast.RShift: ">>", ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^"}
-TENSORS = (Value, Pending, Grad, Ints)
+TENSORS = (Value, Pending, Grad, Ints)  # what makes an operator a graph op
 BIG_INT = 2**64  # whole numbers past this are refused: no program needs them, and they grow
 
 
@@ -101,7 +103,10 @@ def binary(it: Interpreter, op: ast.operator, a: Any, b: Any, node: Any, parts: 
             raise it.error(key, node, "invalid", name=v.name)
     if symbol == "%" and isinstance(a, str):
         return sequence_op(it, symbol, python, a, b, node)  # "%.4f" % loss
-    if isinstance(a, TENSORS) or isinstance(b, TENSORS):
+    arrays = isinstance(a, Array) or isinstance(b, Array)
+    if arrays and not isinstance(a, TENSORS) and not isinstance(b, TENSORS):
+        return array_op(it, symbol, python, a, b, node)  # x.numpy() * 2: NumPy's
+    if arrays or isinstance(a, TENSORS) or isinstance(b, TENSORS):
         if symbol in ("//", "%"):
             raise it.error("operator_on_tensor", node, "unsupported", op=symbol)
         if symbol == "**":
@@ -140,6 +145,28 @@ def number_op(it: Interpreter, symbol: str, python: Any, a: Any, b: Any, node: A
     if isinstance(result, float) and not math.isfinite(result):
         raise not_finite(it, node, math.isnan(result))
     return result
+
+
+def array_op(it: Interpreter, symbol: str, python: Any, a: Any, b: Any, node: Any) -> Array:
+    """NumPy's arithmetic on the arrays a PyTorch program holds (`w.grad.numpy() * 2`) and
+    numbers: an array, its size checked before it is made."""
+    x, y = (v.data if isinstance(v, Array) else v for v in (a, b))
+    if not all(isinstance(v, np.ndarray) or is_number(v) for v in (x, y)) or symbol == "%":
+        raise it.error("operands", node, "invalid", op=symbol, a=describe(a), b=describe(b))
+    try:
+        shape = np.broadcast_shapes(np.shape(x), np.shape(y)) if symbol != "@" else None
+        if shape is not None:
+            it.check_shape(shape, node)
+            it.count("work", node, int(np.prod(shape)))
+        with np.errstate(all="ignore"):
+            out = np.asarray(python(np.asarray(x, float), np.asarray(y, float)), dtype=float)
+    except ValueError:
+        raise it.error(
+            "operands", node, "invalid", op=symbol, a=describe(a), b=describe(b)
+        ) from None
+    if not np.isfinite(out).all():
+        raise not_finite(it, node, bool(np.isnan(out).any()))
+    return Array(out)
 
 
 def not_finite(it: Interpreter, node: Any, nan: bool) -> Any:
@@ -190,29 +217,13 @@ def unary(it: Interpreter, node: ast.UnaryOp) -> Any:
         raise it.error("operator_not_in_language", node, "unsupported", op="~")
     if isinstance(node.op, ast.UAdd):
         return v
+    if isinstance(v, Array):
+        return Array(-v.data)
     if isinstance(v, TENSORS):
         return it.op(ops.Neg(), (v,), node, (node.operand,))
     if is_number(v) and not isinstance(v, bool):
         return -v
     raise it.error("operands", node, "invalid", op="-", a=describe(v), b="")
-
-
-def truth(it: Interpreter, v: Any, node: Any) -> bool:
-    """A condition decided on the values computed so far, as Python and PyTorch decide it."""
-    if isinstance(v, Pending):
-        v = v.raw if v.raw is not None else v.node
-    if isinstance(v, Grad):
-        v = v.owner.grad
-        if v is None:
-            return False
-    if isinstance(v, Value | Ints | np.ndarray):
-        data = v.data if isinstance(v, Value | Ints) else v
-        if np.size(data) != 1:
-            raise it.error("ambiguous_truth", node, "shape", shape=shape_text(np.shape(data)))
-        return bool(np.asarray(data).reshape(()))
-    if isinstance(v, bool | int | float | str | list | tuple | np.generic) or v is None:
-        return bool(v)
-    raise it.error("condition_needs_number", node, "invalid", v=describe(v))
 
 
 def boolop(it: Interpreter, node: ast.BoolOp) -> Any:
@@ -248,7 +259,7 @@ def frozenset_of(it: Interpreter, items: list[Any], node: Any) -> Any:
     """A set literal, as membership reads it (`epoch in {0, 9}`): its items, in order."""
     if not all(is_number(x) or isinstance(x, str | bool) or x is None for x in items):
         raise it.error("set_items", node, "unsupported")
-    return tuple(dict.fromkeys(items))
+    return SetItems(dict.fromkeys(items))
 
 
 def comprehension(it: Interpreter, node: ast.ListComp | ast.GeneratorExp) -> list[Any]:

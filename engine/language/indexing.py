@@ -13,7 +13,7 @@ import numpy as np
 from engine.autograd import ops
 from engine.autograd.value import Value
 from engine.errors import Msg
-from engine.language.values import Grad, Ints, Pending, describe, is_number, length
+from engine.language.values import Array, Grad, Ints, Pending, Size, describe, is_number, length
 
 if TYPE_CHECKING:
     from engine.language.interpreter import Interpreter
@@ -32,15 +32,19 @@ def index(it: Interpreter, value: Any, key_node: ast.expr, node: ast.AST) -> Any
             raise it.error("index_sequence", node, "index", v=describe(value))
         key = part(it, parts[0], node, sequence=True)
         try:
-            return value[key]  # type: ignore[index]
+            got = value[key]  # type: ignore[index]
+            return Size(got) if isinstance(value, Size) and isinstance(got, tuple) else got
         except IndexError:
             raise it.error("index_out_of_range", node, "index", v=describe(value)) from None
     keys = tuple(part(it, p, node) for p in parts)
-    if isinstance(value, Ints):
+    if isinstance(value, Ints | Array):
         try:
-            return Ints(np.asarray(value.data[_numpy(keys)]))
+            got = np.asarray(value.data[_numpy(keys)])
         except IndexError as e:
             raise it.error("index_error", node, "index", why=str(e)[:100]) from None
+        if isinstance(value, Array):  # NumPy's: an element is a number, a part an array
+            return float(got) if got.ndim == 0 else Array(got)
+        return Ints(got)
     if isinstance(value, Grad):
         if value.owner.grad is None:
             raise it.error("grad_is_none", node, "invalid")

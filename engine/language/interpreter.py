@@ -27,7 +27,17 @@ from engine.language import expressions, statements
 from engine.language.libraries import Library
 from engine.language.scan import Scan
 from engine.language.source import Source, refusal
-from engine.language.values import Grad, Ints, Pending, Scope, describe, flat, is_number
+from engine.language.values import (
+    Array,
+    Grad,
+    Ints,
+    Pending,
+    Scope,
+    SetItems,
+    describe,
+    flat,
+    is_number,
+)
 from engine.limits import Limits, check_deadline
 from engine.tracing.passes import Passes
 
@@ -177,7 +187,7 @@ class Interpreter:
             return self.constant(_F64(v), node)
         if isinstance(v, bool):
             return self.constant(_F64(float(v)), node)
-        if isinstance(v, Ints):
+        if isinstance(v, Ints | Array):
             return self.constant(v.data.astype(np.float64), node)
         if isinstance(v, Grad):
             g = v.owner.grad
@@ -200,6 +210,8 @@ class Interpreter:
 
     def array_of(self, v: Any, node: Any) -> np.ndarray:
         """A nested list of numbers as a float64 array, within the limits."""
+        if isinstance(v, SetItems):
+            raise self.error("set_not_tensor", node, "invalid")
         try:
             a = np.array(v, dtype=np.float64)
         except (ValueError, TypeError):
@@ -381,9 +393,6 @@ class Interpreter:
                 self.passes.leaves.remove(n)
 
 
-LIMITS = {
-    "statements": "max_statements",
-    "turns": "max_loop_iterations",
-    "ops": "max_ops",
-    "work": "max_work",
-}
+# What the meter counts, and the limit of each.
+LIMITS = {"statements": "max_statements", "turns": "max_loop_iterations", "ops": "max_ops",
+          "work": "max_work"}  # fmt: skip

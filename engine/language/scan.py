@@ -77,10 +77,12 @@ class Scan:
             elif isinstance(node, ast.FunctionDef):
                 self.assigned.add(node.name)
                 self.owns[id(node)] = own_names(node)
+                distinct(node, node.name, src)
                 if not inside:
                     self.module_assigned.add(node.name)
             elif isinstance(node, ast.Lambda):
                 self.owns[id(node)] = own_names(node)
+                distinct(node, "lambda", src)
             elif isinstance(node, ast.arg):
                 self.assigned.add(node.arg)
             elif isinstance(node, ast.Import | ast.ImportFrom):
@@ -240,8 +242,18 @@ class Scan:
         if isinstance(func, ast.Attribute) and self.module_path(func.value):
             return func.attr
         if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
-            return func.attr if func.value.id in self.imports else None
+            if func.value.id in self.imports:
+                return func.attr
+            if func.attr in CONSTRUCTORS and self.generator(func.value.id):
+                return func.attr  # rng.standard_normal((2, 3)): a constructor too
         return None
+
+    def generator(self, name: str) -> bool:
+        """Is `name` bound only to NumPy's generator (`rng = np.random.default_rng(0)`)?"""
+        made = self.values.get(name) or ()
+        return bool(made) and all(
+            isinstance(v, ast.Call) and self.callee(v.func) == "default_rng" for v in made
+        )
 
     def module_path(self, node: ast.AST) -> bool:
         while isinstance(node, ast.Attribute):
@@ -251,6 +263,15 @@ class Scan:
     def own_names(self, node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:
         """The names a function's body binds anywhere (found by the walk; never changed)."""
         return self.owns[id(node)]
+
+
+def distinct(node: ast.FunctionDef | ast.Lambda, name: str, src: Source) -> None:
+    """A parameter named twice is Python's SyntaxError, refused before the run."""
+    seen: set[str] = set()
+    for a in node.args.args:
+        if a.arg in seen:
+            raise fail("duplicate_argument", src.span(a), code="syntax", f=name, name=a.arg)
+        seen.add(a.arg)
 
 
 def own_names(node: ast.FunctionDef | ast.Lambda) -> frozenset[str]:

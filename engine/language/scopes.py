@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.autograd.value import Value
-from engine.language.given import given_labels, given_value
+from engine.inputs.given import given_labels, given_value
 from engine.language.sequences import items_of
 from engine.language.source import close_match
 from engine.language.values import Closure, Module, Pending

@@ -19,6 +19,7 @@ from engine.autograd import ops
 from engine.autograd.ops import shape_text
 from engine.autograd.value import Value
 from engine.errors import Msg
+from engine.language.comparisons import compare
 from engine.language.expressions import binary, truth
 from engine.language.output import set_output
 from engine.language.scopes import bind
@@ -115,8 +116,12 @@ def augmented(it: Interpreter, node: ast.AugAssign, last: bool = False) -> None:
     target = node.target
     if isinstance(target, ast.Attribute) and target.attr == "data":
         owner = it.eval(target.value)
+        if isinstance(owner, Pending):  # `w.data -= lr * w.grad` on a number leaf
+            owner = it.materialize(owner, target)
         if isinstance(owner, Value):
-            update_in_place(it, owner, node.op, it.eval(node.value), node)
+            with it.no_grad():  # through .data: nothing of it is recorded
+                right = it.eval(node.value)
+            update_in_place(it, owner, node.op, right, node)
             return
     if not isinstance(target, ast.Name):
         raise it.error("augmented_target", node, "unsupported")
@@ -160,11 +165,15 @@ def expression(it: Interpreter, node: ast.Expr, last: bool = False) -> None:
         raise it.refuse(value)
     if isinstance(value, ast.Constant) and isinstance(value.value, str):
         return  # a docstring or a string left as a comment
-    result = it.eval(value)
+    left = None
+    if last and isinstance(value, ast.Compare):  # `x * y >= 0.5`: shown, and x * y the output
+        left = it.eval(value.left)
+        result = compare(it, value, left)
+    else:
+        result = it.eval(value)
     if last and it.scope is None and not it.passes.passes:
         if isinstance(value, ast.Compare) and isinstance(result, Ints | bool):
             show(it, result, node)
-            left = it.eval(value.left)
             if isinstance(left, Value):
                 set_output(it, left, "out", alias=False, anonymous=True)
             return

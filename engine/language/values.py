@@ -7,6 +7,7 @@ Python's own numbers, booleans, None, strings, lists and tuples, and the kinds b
   is in program order, and joins the graph at its first use as a value.
 - `Ints`: whole numbers as a tensor (`torch.tensor([0, 2])`, `np.array([1, 0])`): labels and
   indices, never a leaf; a constant when computed with.
+- `Array`: a NumPy array in a PyTorch program (`x.numpy()`); `Size`: `x.shape` there.
 - `Grad`: `x.grad` read as a tensor: the owner's grad now; `zero_()` clears it in place.
 - `Closure`: a def or lambda with the scope it was made in; `Function`: one of the library's
   (names.py); `Module`: `torch`, `np`, `F`, … whose attributes are functions and constants.
@@ -38,6 +39,27 @@ class Pending:
 @dataclass(eq=False, slots=True)
 class Ints:
     data: np.ndarray  # int64
+
+
+@dataclass(eq=False, slots=True)
+class Array:
+    """A NumPy array a PyTorch program holds (`w.grad.numpy()`, `x.detach().numpy()`): printed
+    as NumPy prints it, computed with numbers and other arrays as NumPy does; a constant
+    where a tensor is needed."""
+
+    data: np.ndarray  # float64
+
+
+class SetItems(tuple):  # type: ignore[type-arg]
+    """A set literal (`{0, 9}`), as membership reads it: its items, in order; never a tensor."""
+
+    __slots__ = ()
+
+
+class Size(tuple):  # type: ignore[type-arg]
+    """`x.shape` in a PyTorch program (torch.Size): a tuple, printed `torch.Size([2, 3])`."""
+
+    __slots__ = ()
 
 
 @dataclass(eq=False, slots=True)
@@ -141,6 +163,8 @@ def describe(v: Any) -> Msg:
         return Msg("describe_tensor", {})
     if isinstance(v, Ints):
         return Msg("describe_ints", {})
+    if isinstance(v, Array):
+        return Msg("describe_array", {})
     if isinstance(v, list | tuple | range):
         return Msg("describe_tuple" if isinstance(v, tuple) else "describe_list", {"n": len(v)})
     if isinstance(v, Closure | Function):

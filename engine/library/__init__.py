@@ -6,7 +6,8 @@ names        the modules a program may import, their spellings (from the op regi
 functions    the ops as functions and the tensors a program makes
 builtins     print, range, len, zip, … as Python means them
 methods      a tensor's methods and attributes, a grad's, a list's, a string's
-transforms   backward(), torch.autograd.grad, jax.grad, grad(L, x), no_grad, optimizers
+transforms   backward(), torch.autograd.grad, jax.grad, grad(L, x), no_grad, requires_grad
+objects      the optimizers (SGD, Adam) and NumPy's generator: objects with state
 printing     what print(…) shows, as PyTorch or NumPy prints it; format strings
 """
 

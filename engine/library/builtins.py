@@ -14,9 +14,9 @@ from engine.autograd.ops import shape_text
 from engine.autograd.value import Value
 from engine.errors import ProgramError
 from engine.language.sequences import items_of
-from engine.language.values import Grad, Ints, Pending, describe, is_number, length
+from engine.language.values import Array, Grad, Ints, Pending, describe, is_number, length
 from engine.library.functions import FUNCTIONS, function
-from engine.library.printing import print_text
+from engine.library.printing import display_text, print_text
 from engine.words.messages import say
 
 if TYPE_CHECKING:
@@ -84,12 +84,28 @@ def range_of(it: Interpreter, node: Any, a: Any, b: Any, c: Any) -> range:
 def len_of(it: Interpreter, node: Any, x: Any) -> int:
     if isinstance(x, list | tuple | str | range):
         return length(x)
-    if isinstance(x, Pending | Value | Grad | Ints):
-        data = x.data if isinstance(x, Ints) else it.tensor(x, node).data
+    if isinstance(x, Pending | Value | Grad | Ints | Array):
+        data = x.data if isinstance(x, Ints | Array) else it.tensor(x, node).data
         if data.ndim == 0:
             raise it.error("len_of_scalar", node, "shape")
         return int(data.shape[0])
     raise it.error("len_of", node, "invalid", v=describe(x))
+
+
+@builtin("str", "x?")
+def text_of(it: Interpreter, node: Any, x: Any) -> str:
+    """str(x): what print(x) writes (its characters counted, as a print's are)."""
+    text = "" if x is None and not getattr(node, "args", ()) else print_text(it, x, node)
+    it.check_chars(len(text), node)
+    return text
+
+
+@builtin("repr", "x")
+def repr_of(it: Interpreter, node: Any, x: Any) -> str:
+    """repr(x): a notebook's display of x (a string in quotes)."""
+    text = display_text(it, x, node)
+    it.check_chars(len(text), node)
+    return text
 
 
 @builtin("zip", "*items")
@@ -165,7 +181,7 @@ def absolute(it: Interpreter, node: Any, x: Any) -> Any:
     return it.op(ops.Abs(), (x,), node)
 
 
-@builtin("sum", "x", "start?", axis=None, keepdims=False)
+@builtin("sum", "x", "start?", axis=None, keepdims=False, keyword_only=("axis", "keepdims"))
 def summed(it: Interpreter, node: Any, x: Any, start: Any, axis: Any, keepdims: Any) -> Any:
     """Python's sum of a list (`start + a + b + …`, a chain of additions, no leading 0
     without a start), or the language's sum of a tensor."""

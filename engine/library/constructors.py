@@ -110,6 +110,8 @@ def full(it: Interpreter, node: Any, size: Any, fill_value: Any, requires_grad: 
 def _like(name: str, fill: str) -> None:
     @function(name, "x", requires_grad=False, usage=f"{name}(x)")
     def run(it: Interpreter, node: Any, x: Any, requires_grad: Any) -> Any:
+        if it.torch and isinstance(x, list | tuple):  # PyTorch's: input must be a Tensor
+            raise it.not_a_tensor(x, node)
         shape = it.tensor(x, node).data.shape if not isinstance(x, Ints) else x.data.shape
         return FUNCTIONS[fill].run(it, [shape], {"requires_grad": requires_grad}, node)
 

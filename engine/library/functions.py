@@ -27,12 +27,19 @@ FUNCTIONS: dict[str, Function] = {}
 
 
 def function(
-    name: str, *positional: str, usage: str = "", shown: str = "", **defaults: Any
+    name: str,
+    *positional: str,
+    usage: str = "",
+    shown: str = "",
+    keyword_only: tuple[str, ...] = (),
+    **defaults: Any,
 ) -> Callable:
     """Register `impl(it, node, **arguments)` as the library function `name` (`shown`: the
-    name its messages give it, when not `name`)."""
+    name its messages give it, when not `name`; `keyword_only`: defaults no argument fills by
+    position)."""
     words = ", ".join(p.strip("*?") for p in positional)
-    sig = Signature(shown or name, positional, tuple(defaults.items()), usage or words)
+    sig = Signature(shown or name, positional, tuple(defaults.items()), usage or words,
+                    keyword_only)  # fmt: skip
 
     def register(impl: Callable[..., Any]) -> Callable[..., Any]:
         def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:

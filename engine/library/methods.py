@@ -11,11 +11,12 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.autograd.ops import METHODS as OP_METHODS
+from engine.autograd.ops import UNARY_FUNCTIONS
 from engine.autograd.value import Value
 from engine.errors import Msg
 from engine.language.sequences import items_of
-from engine.language.values import Function, Grad, Ints, Opaque, Pending, describe
-from engine.library import transforms
+from engine.language.values import Array, Function, Grad, Ints, Opaque, Pending, describe
+from engine.library import objects, transforms
 from engine.library.builtins import one_number
 from engine.library.functions import FUNCTIONS
 from engine.library.printing import format_method
@@ -56,7 +57,7 @@ def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) 
         return Function(attr, conversion).bind(v)
     if attr in transforms.TENSOR:
         return transforms.TENSOR[attr].bind(v)
-    if attr in IN_PLACE or attr in ("copy_", "fill_", "zero_"):
+    if attr in IN_PLACE or attr in ("copy_", "fill_", "zero_") or attr[:-1] in UNARY_FUNCTIONS:
         return Function(attr, in_place).bind(v)
     raise unknown_attribute(it, attr, node)
 
@@ -81,7 +82,7 @@ def conversion(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: A
 
 def property_of(it: Interpreter, v: Value, attr: str) -> Any:
     if attr == "shape":
-        return tuple(int(d) for d in v.data.shape)
+        return transforms.shape_of(it, v.data.shape)
     if attr == "ndim":
         return v.data.ndim
     if attr == "requires_grad":
@@ -107,11 +108,19 @@ def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
     from engine.language.statements import update_in_place
 
     owner, rest = args[0], args[1:]
-    name = getattr(node.func, "attr", "")
-    owner = it.passes.views.get(getattr(owner, "seq", -1), owner)
-    if it.grad_enabled and owner.requires_grad and owner.kind == "leaf":
-        raise it.error("leaf_in_place", node, "in_place", name=it.src.segment(it.where(node.func)))
-    if name == "zero_":
+    name = getattr(node.func, "attr", "") or getattr(node.func, "id", "")
+    seen = it.passes.views.get(getattr(owner, "seq", -1))  # `w.data.sub_(…)`: not recorded
+    owner = it.tensor(owner, node) if seen is None else seen
+    if seen is None and it.grad_enabled and owner.requires_grad:
+        given = getattr(node, "args", [])  # torch.sin_(a): the tensor is the call's first
+        text = it.src.segment(it.where(given[0] if len(given) == len(args) else node.func))
+        if owner.kind == "leaf":
+            raise it.error("leaf_in_place", node, "in_place", name=text)
+        raise it.error("in_place_graph", node, "in_place", name=owner.name or text, attr=name)
+    if name.endswith("_") and name[:-1] in UNARY_FUNCTIONS:  # x.exp_(), torch.sin_(x)
+        with it.no_grad():
+            it.passes.updated(owner, it.op(UNARY_FUNCTIONS[name[:-1]](), (owner,), node).data)
+    elif name == "zero_":
         it.passes.updated(owner, np.zeros(owner.data.shape))
     elif name == "fill_":
         it.passes.updated(owner, np.full(owner.data.shape, one_number(it, rest[0], node)))
@@ -139,6 +148,9 @@ def _scaled(it: Interpreter, value: Any, alpha: Any, node: Any) -> Any:
 
 
 def grad_attribute(it: Interpreter, g: Grad, attr: str, node: Any) -> Any:
+    if it.torch and g.owner.grad is None:  # PyTorch's None has no attributes
+        name = g.owner.name or "x"
+        raise it.error("grad_none_attribute", node, "invalid", name=name, attr=attr[:40])
     if attr == "zero_":
         return Function("zero_", zero_grad).bind(g)
     if attr == "data":
@@ -180,8 +192,39 @@ def ints_attribute(it: Interpreter, v: Ints, attr: str, node: Any) -> Any:
     return tensor_attribute(it, it.tensor(v, node), attr, node)  # computed with: float64
 
 
+def array_attribute(it: Interpreter, v: Array, attr: str, node: Any) -> Any:
+    """A NumPy array's attributes (`a.shape`, `a.T`, `a.tolist()`, `a.sum()`), as NumPy
+    gives them; any other is the tensor's, of the same numbers."""
+    data = v.data
+    if attr in ("shape", "ndim", "size"):
+        return tuple(data.shape) if attr == "shape" else int(getattr(data, attr))
+    if attr == "T":
+        return Array(data.T)
+    if attr in ("tolist", "item", "copy", "sum", "mean", "max", "min"):
+        return Function(attr, array_method).bind(v)
+    return tensor_attribute(it, it.tensor(v, node), attr, node)
+
+
+def array_method(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    a: Array = args[0]
+    name = getattr(node.func, "attr", "")
+    if name in ("tolist", "item"):
+        return transforms.array_as(it, a.data, name, node)
+    if name == "copy":
+        return Array(a.data.copy())
+    axis = args[1] if len(args) > 1 else kwargs.get("axis")
+    reduce: Any = {"max": np.amax, "min": np.amin, "sum": np.sum, "mean": np.mean}[name]
+    try:
+        with np.errstate(all="ignore"):
+            out = reduce(a.data, axis=None if axis is None else it.whole(axis, node))
+    except ValueError:  # max of nothing, an axis it lacks
+        raise it.error("library_usage", node, "arguments", name=name,
+                       usage=f"a.{name}(axis)") from None  # fmt: skip
+    return float(out) if np.ndim(out) == 0 else Array(np.asarray(out))
+
+
 def opaque_attribute(it: Interpreter, v: Opaque, attr: str, node: Any) -> Any:
-    methods = transforms.OBJECT_METHODS.get(v.kind, {})
+    methods = objects.OBJECT_METHODS.get(v.kind, {})
     if attr in methods:
         return methods[attr].bind(v)
     raise it.error("attribute_of", node, "attribute", attr=attr[:40], v=describe(v))
@@ -216,23 +259,20 @@ def text_method(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: 
 
 def set_tensor_attribute(it: Interpreter, owner: Any, attr: str, value: Any, node: Any) -> None:
     """`x.requires_grad = True` (x a leaf from now), `x.grad = None`, `w.data = v`."""
+    if attr == "requires_grad" and isinstance(owner, Value | Pending):
+        transforms.set_requires_grad(it, owner, value, node)
+        return
     if isinstance(owner, Pending):
         owner = it.materialize(owner)
     if not isinstance(owner, Value):
         raise it.error("assign_attribute", node, "unsupported", attr=attr[:40], v=describe(owner))
-    if attr == "requires_grad":
-        if value is True:
-            it.passes.make_leaf(owner, node)
-            return
-        if value is False and not owner.requires_grad:
-            return
-        raise it.error("requires_grad_value", node, "invalid")
     if attr == "grad":
         if value is None:
             it.passes.set_grad(owner, None)
             return
         if not isinstance(value, Value | Grad | Pending):
-            raise it.error("grad_assigned", node, "invalid", v=describe(value))
+            name = owner.name or "x"
+            raise it.error("grad_assigned", node, "invalid", name=name, v=describe(value))
         it.passes.set_grad(owner, np.array(it.tensor(value, node).data, dtype=np.float64))
         return
     if attr == "data":

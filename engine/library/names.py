@@ -17,9 +17,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.autograd.ops import OPS
+from engine.autograd.ops import OPS, UNARY_FUNCTIONS
 from engine.autograd.value import Value
 from engine.language.values import (
+    Array,
     Function,
     Grad,
     Ints,
@@ -114,6 +115,9 @@ def spell_ops() -> None:
 
 
 spell_ops()
+for _f in UNARY_FUNCTIONS:  # torch.sin_(x): x's numbers changed in place (methods.in_place)
+    FUNCTIONS[_f + "_"] = Function(_f + "_", methods.in_place)
+    _TORCH[_f + "_"] = _f + "_"
 CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf")}
 CONSTANT_MODULES = ("math", "numpy", "torch", "jax.numpy")
 DTYPES = ("float64", "float32", "double", "float", "long", "int64", "int32", "bool", "float16")
@@ -126,7 +130,8 @@ STANDARD = {
 # The language's functions by their bare names (`exp(x)`, `grad(L, x)`), and its other names
 # as NumPy and PyTorch spell them (`dot`, `concatenate`).
 BARE = {
-    **{f: f for f in FUNCTIONS if f not in ("swapaxes", "torch_arange", "torch_linspace")},
+    **{f: f for f in FUNCTIONS
+       if f not in ("swapaxes", "torch_arange", "torch_linspace") and not f.endswith("_")},
     "dot": "matmul", "concatenate": "cat", "concat": "cat", "clip": "clamp", "grad": "grad",
 }  # fmt: skip
 BUILTIN_NAMES = frozenset(BARE) | frozenset(BUILTINS)
@@ -171,7 +176,9 @@ def function_error(it: Interpreter, path: str, node: Any, code: str = "unknown_f
             if ".".join(parts[:i]) in MODULES:
                 module, name = ".".join(parts[:i]), parts[i]
                 break
-    works = sorted((k for k in MODULES.get(module, {}) if k[0] != "_"), key=str.lower)
+    works = sorted(  # the in-place forms (torch.sin_) go without saying
+        (k for k in MODULES.get(module, {}) if k[0] != "_" and k[-1] != "_"), key=str.lower
+    )
     return it.error("module_lacks", node, code, module=module, name=name[:40],
                     listed=", ".join(works) or "none")  # fmt: skip
 
@@ -223,6 +230,8 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
         return methods.ints_attribute(it, owner, attr, node)
     if isinstance(owner, Opaque):
         return methods.opaque_attribute(it, owner, attr, node)
+    if isinstance(owner, Array):
+        return methods.array_attribute(it, owner, attr, node)
     if isinstance(owner, list) and attr in ("append", "extend"):
         return Function(attr, methods.list_method).bind(owner)
     if isinstance(owner, str) and attr in ("format", "join", "upper", "lower", "strip"):

@@ -15,7 +15,17 @@ from typing import Any
 import numpy as np
 
 from engine.autograd.value import Value
-from engine.language.values import Closure, Function, Grad, Ints, Module, Opaque, Pending
+from engine.language.values import (
+    Array,
+    Closure,
+    Function,
+    Grad,
+    Ints,
+    Module,
+    Opaque,
+    Pending,
+    Size,
+)
 
 SUMMARY = 1000  # more elements than this are summarised with "...", as both libraries do
 EDGE = 3
@@ -30,6 +40,8 @@ def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False)
         raise it.error("print_too_deep", node, "too_deep", max=MAX_NESTING)
     if isinstance(v, str):
         return repr(v) if quoted else v
+    if isinstance(v, Size) and it.torch:
+        return f"torch.Size([{', '.join(str(d) for d in v)}])"
     if isinstance(v, list | tuple):
         parts = []
         for x in v:
@@ -49,6 +61,8 @@ def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False)
         return grad_text(it, v)
     if isinstance(v, Ints):
         return ints_text(v.data, it.torch)
+    if isinstance(v, Array):
+        return numpy_text(v.data)
     if isinstance(v, np.generic):
         return str(v.item()) if not isinstance(v, np.bool_) else str(bool(v))
     if isinstance(v, Closure | Function):
@@ -125,6 +139,9 @@ def torch_text(data: np.ndarray, tail: str = "") -> str:
     """`tensor(…)` as PyTorch prints it (precision 4, its fixed/scientific choice; True and
     False padded to one width; whole numbers of an int tensor padded to the widest)."""
     data = np.asarray(data)
+    if data.size == 0:  # `tensor([])`, `tensor([], size=(2, 0, 3))`
+        size = "" if data.ndim == 1 else f", size={tuple(int(d) for d in data.shape)}"
+        return f"tensor([]{size}{tail})"
     kind = "bool" if data.dtype == np.bool_ else "int" if data.dtype.kind in "iu" else "float"
     if kind == "float":
         data = data.astype(np.float64)
@@ -211,6 +228,9 @@ def format_value(it: Any, v: Any, spec: str, conversion: int, node: Any) -> str:
         v = display_text(it, v, node)
     elif conversion in (ord("s"), ord("a")):
         v = print_text(it, v, node)
+    number = as_number(v) if it.torch and not isinstance(v, str) else None
+    if number is not None and not isinstance(v, bool | int | float):  # Tensor.__format__:
+        v = number  # a 0-d tensor is formatted as its number, f"{loss}" as f"{loss.item()}"
     if spec:
         check_spec(it, spec, node)
         number = as_number(v)

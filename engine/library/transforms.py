@@ -12,14 +12,22 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.autograd import optim
 from engine.autograd.ops import OpError
 from engine.autograd.value import Value
 from engine.errors import Msg
 from engine.language.calls import Signature, argument_node, call_value, keyword_node
-from engine.language.sequences import items_of
-from engine.language.values import Closure, Function, Grad, Ints, Opaque, Pending, describe
-from engine.library.functions import FUNCTIONS, number, sizes
+from engine.language.values import (
+    Array,
+    Closure,
+    Function,
+    Grad,
+    Ints,
+    Opaque,
+    Pending,
+    Size,
+    describe,
+)
+from engine.library.functions import FUNCTIONS
 
 if TYPE_CHECKING:
     from engine.language.interpreter import Interpreter
@@ -49,6 +57,11 @@ def backward(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
     a = sig.bind(it, args, kwargs, node)
     root = it.tensor(a["self"], node)
     seed = None if a["gradient"] is None else it.tensor(a["gradient"], node)
+    for kw in ("retain_graph", "create_graph"):
+        if not isinstance(a[kw], bool | int | None):
+            raise it.error(
+                "flag_value", keyword_node(node, kw), "keyword", kw=kw, v=describe(a[kw])
+            )
     retain = bool(a["retain_graph"]) if a["retain_graph"] is not None else bool(a["create_graph"])
     it.passes.backward(root, seed, retain, node)
 
@@ -72,9 +85,9 @@ def autograd_grad(
     retain = bool(retain_graph) if retain_graph is not None else bool(create_graph)
     found = it.passes.gradients(root, xs, seed, retain, node)
     results: list[Any] = []
-    for g in found:
+    for i, g in enumerate(found):
         if g is None and not allow_unused:
-            raise it.error("autograd_unused", node, "backward")
+            raise it.error("autograd_unused", node, "backward", i=i)
         results.append(None if g is None else it.constant(np.array(g), node))
     if create_graph:
         results = list(graph_gradients(it, root, xs, node))
@@ -191,18 +204,45 @@ def array_as(it: Interpreter, data: np.ndarray, how: str, node: Any) -> Any:
     if how == "tolist":
         it.check_items(data.size, node)
         return data.tolist()
-    return Value(data.copy(), kind="const") if not it.grad_enabled else it.constant(data, node)
+    return Array(np.array(data, dtype=np.float64))  # numpy(): NumPy's array, as NumPy prints
+
+
+def shape_of(it: Interpreter, shape: tuple[int, ...]) -> tuple[int, ...]:
+    """A shape as the program's library gives it: torch.Size in a PyTorch program."""
+    dims = tuple(int(d) for d in shape)
+    return Size(dims) if it.torch else dims
 
 
 # --- tensor methods that are passes or updates ---------------------------------------------
 def requires_grad_(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    if len(args) > 2:
+        raise it.error("too_many_positional", node, "arguments", name="requires_grad_", n=1,
+                       given=len(args) - 1)  # fmt: skip
     flag = args[1] if len(args) > 1 else kwargs.get("requires_grad", True)
-    owner = args[0]
+    return set_requires_grad(it, args[0], flag, node)
+
+
+def set_requires_grad(it: Interpreter, owner: Any, flag: Any, node: Any) -> Any:
+    """`x.requires_grad_(flag)`, `x.requires_grad = flag`: True makes x a leaf from now on;
+    False makes a leaf a plain tensor (its grad kept, no later pass adds to it); a computed
+    tensor's flag is PyTorch's error."""
+    if not isinstance(flag, bool):
+        raise it.error("requires_grad_bool_value", node, "invalid", v=describe(flag))
     if isinstance(owner, Pending):
+        if flag is False:  # a constant from now: never a leaf of the graph
+            owner.node.kind, owner.node.requires_grad = "const", False
+            return owner
         return it.materialize(owner)
-    if flag is not True:
-        raise it.error("requires_grad_value", node, "invalid")
-    return it.passes.make_leaf(owner, node)
+    if not isinstance(owner, Value):
+        raise it.error("not_a_tensor", node, "invalid", what=Msg("what_this", {}),
+                       v=describe(owner))  # fmt: skip
+    if flag:
+        return it.passes.make_leaf(owner, node)
+    if owner.requires_grad and owner.kind != "leaf":
+        name = owner.name or it.src.segment(it.where(node))
+        raise it.error("requires_grad_leaf_only", node, "invalid", name=name)
+    it.passes.make_constant(owner)
+    return owner
 
 
 def item(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
@@ -212,7 +252,10 @@ def item(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) ->
 
 
 def size(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
-    shape = tuple(it.tensor(args[0], node).data.shape)
+    if len(args) > 2:
+        raise it.error("too_many_positional", node, "arguments", name="size", n=1,
+                       given=len(args) - 1)  # fmt: skip
+    shape = shape_of(it, it.tensor(args[0], node).data.shape)
     if len(args) > 1:
         axis = it.whole(args[1], node)
         if not -len(shape) <= axis < len(shape):
@@ -266,89 +309,4 @@ def default_dtype(it: Interpreter, node: Any, dtype: Any) -> None:
         raise it.error("default_dtype", node, "unsupported")
 
 
-# --- optimizers ---------------------------------------------------------------------------
-def parameters(it: Interpreter, params: Any, node: Any) -> list[Value]:
-    items = items_of(it, params, node)
-    out = []
-    for p in items:
-        v = it.tensor(p, node)
-        if v.kind != "leaf":
-            raise it.error("optimizer_leaf", node, "arguments")
-        out.append(v)
-    return out
-
-
-@special("SGD", "params", lr=0.001, momentum=0.0, dampening=0.0, weight_decay=0.0,
-         nesterov=False, maximize=False, usage="torch.optim.SGD(params, lr=0.1)")  # fmt: skip
-def sgd(it: Interpreter, node: Any, params: Any, lr: Any, momentum: Any, dampening: Any,
-        weight_decay: Any, nesterov: Any, maximize: Any) -> Opaque:  # fmt: skip
-    rule = optim.SGD(number(it, lr, node), number(it, momentum, node),
-                     number(it, dampening, node), number(it, weight_decay, node),
-                     bool(nesterov), bool(maximize))  # fmt: skip
-    return Opaque("optimizer", {"params": parameters(it, params, node), "rule": rule})
-
-
-@special("Adam", "params", lr=0.001, betas=(0.9, 0.999), eps=1e-8, weight_decay=0.0,
-         amsgrad=False, maximize=False, usage="torch.optim.Adam(params, lr=0.01)")  # fmt: skip
-def adam(it: Interpreter, node: Any, params: Any, lr: Any, betas: Any, eps: Any,
-         weight_decay: Any, amsgrad: Any, maximize: Any) -> Opaque:  # fmt: skip
-    b1, b2 = (number(it, b, node) for b in items_of(it, betas, node))
-    rule = optim.Adam(number(it, lr, node), b1, b2, number(it, eps, node),
-                      number(it, weight_decay, node), bool(amsgrad), bool(maximize))  # fmt: skip
-    return Opaque("optimizer", {"params": parameters(it, params, node), "rule": rule})
-
-
-def step(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
-    """opt.step(): every parameter with a grad updated by the rule, in place, as PyTorch."""
-    opt: Opaque = args[0]
-    rule = opt.state["rule"]
-    it.count("ops", node, len(opt.state["params"]))
-    for i, p in enumerate(opt.state["params"]):
-        if p.grad is None:
-            continue
-        it.count("work", node, p.data.size)
-        it.passes.updated(p, rule.update(i, np.asarray(p.data), np.asarray(p.grad)))
-
-
-def zero_grad(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> None:
-    """opt.zero_grad(): grads back to None (PyTorch's set_to_none=True, the default)."""
-    none = kwargs.get("set_to_none", True)
-    for p in args[0].state["params"]:
-        if p.grad is not None:
-            it.passes.set_grad(p, None if none else np.zeros(p.data.shape))
-
-
-# --- NumPy's generator ----------------------------------------------------------------------
-@special("default_rng", "seed?", usage="np.random.default_rng(0)")
-def default_rng(it: Interpreter, node: Any, seed: Any) -> Opaque:
-    n = 0 if seed is None else it.whole(seed, node)
-    if n < 0:
-        raise it.error("seed_negative", node, "static")
-    return Opaque("generator", {"rng": np.random.default_rng(n)})
-
-
-def draw(kind: str) -> Function:
-    """rng.standard_normal(size), rng.random(size), rng.normal(loc, scale, size),
-    rng.uniform(low, high, size): NumPy's own numbers, from that generator."""
-    names = {"normal": ("loc", "scale"), "uniform": ("low", "high")}.get(kind, ())
-    sig = Signature(kind, ("self", *(f"{n}?" for n in names), "size?"), (), f"rng.{kind}(…)")
-
-    def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
-        a = sig.bind(it, args, kwargs, node)
-        rng = a["self"].state["rng"]
-        size = a["size"]
-        shape = () if size is None else sizes(it, (size,), node)
-        it.check_shape(shape, node)
-        params = [number(it, a[n], node) for n in names if a[n] is not None]
-        data = getattr(rng, kind)(*params, size=shape) if params else getattr(rng, kind)(shape)
-        return it.constant(np.asarray(data, dtype=np.float64), node)
-
-    return Function(kind, run)
-
-
-OBJECT_METHODS: dict[str, dict[str, Function]] = {
-    "optimizer": {"step": Function("step", step), "zero_grad": Function("zero_grad", zero_grad)},
-    "generator": {k: draw(k) for k in ("standard_normal", "random", "normal", "uniform")},
-}
-
-__all__ = ["FUNCTIONS", "OBJECT_METHODS", "TENSOR", "Grad", "Ints"]
+__all__ = ["FUNCTIONS", "SPECIAL", "TENSOR", "Grad", "Ints"]

@@ -142,6 +142,13 @@ class Passes:
         self.folded.add(owner.seq)
         return owner
 
+    def make_constant(self, owner: Value) -> None:
+        """`x.requires_grad = False` on a leaf: a plain tensor from now on (its grad as it is;
+        a pass through a graph made before adds nothing to it, as PyTorch's)."""
+        owner.kind, owner.requires_grad = "const", False
+        if owner in self.leaves:
+            self.leaves.remove(owner)
+
     def drop_unused(self, made_of: tuple[Value, ...]) -> None:
         """The unnamed constants a new leaf was computed from leave the graph when nothing
         else uses them (`V = 0.01 * torch.randn(2, 3)`, then `V.requires_grad_()`)."""

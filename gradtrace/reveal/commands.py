@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.errors import ProgramError
-from engine.language.valuespec import parse_values
+from engine.inputs.valuespec import parse_values
 from gradtrace.errors import ExportError
 from gradtrace.files import Program, write_if_changed
 from gradtrace.reveal.slides import SlideOptions, deck_html, figure_html, plugin_js, section_html

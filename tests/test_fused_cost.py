@@ -73,7 +73,7 @@ def test_an_op_whose_inside_is_at_the_limit_runs_and_one_over_is_refused(
     result = runs(under)
     assert all(np.size(n["value"]) <= SMALL.max_tensor_elements for n in result["nodes"])
     e = refused(over)
-    assert "inside it" in e.message  # the work check, not the size of a value
+    assert "the inside of" in e.message  # the work check, not the size of a value
     assert e.line == over.count("\n") + 1
 
 

@@ -163,7 +163,12 @@ def _missing(code: str) -> SafeJSONResponse:
 
 
 _404: dict[int | str, dict[str, Any]] = {
-    404: {"model": ErrorResponse, "description": "No such room (it ended, or expired)."}
+    404: {"model": ErrorResponse, "description": "No such room (it ended, or expired)."},
+    429: {
+        "model": ErrorResponse,
+        "description": "This address asked for more than room_code_misses_per_minute unknown "
+        "codes (Retry-After says when to ask again).",
+    },
 }
 
 
@@ -334,11 +339,19 @@ async def join_by_code(code: str = "", lang: str = "") -> Response:
     return RedirectResponse(there, status_code=303)
 
 
+_HTML = {"text/html": {"schema": {"type": "string"}}}
+
+
 @router.get(
     "/r/{code}",
     response_class=HTMLResponse,
-    responses={404: {"description": "No such room: a page that says so.",
-                     "content": {"text/html": {"schema": {"type": "string"}}}}},
+    responses={
+        404: {"description": "No such room: a page that says so.", "content": _HTML},
+        429: {"description": "This address asked for too many unknown codes: a page that says "
+                             "so, with Retry-After.", "content": _HTML},
+        503: {"description": "The rooms' store cannot be reached: a page that says so.",
+              "content": _HTML},
+    },
 )  # fmt: skip
 async def room_page(code: str, request: Request, settings: SettingsDep) -> Response:
     """The page, joined to the room as a student, opening at the room's current view."""

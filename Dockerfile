@@ -1,5 +1,16 @@
 # Production image: the web app only (no test tools). Build and run:
 #   docker build -t gradtrace . && docker run --rm -p 8000:8000 gradtrace
+# Stage 1: Pyodide for the own-engine page (/own), from npm's package at the pinned version and
+# integrity (scripts/pyodide), so that the image serves it from its own origin, offline.
+FROM node:20-bookworm-slim AS pyodide
+RUN apt-get update \
+    && apt-get install -y --no-install-recommends python3 \
+    && rm -rf /var/lib/apt/lists/*
+WORKDIR /build
+COPY scripts/pyodide ./scripts/pyodide
+RUN bash scripts/pyodide
+
+# Stage 2: the app.
 FROM python:3.11-slim-bookworm
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
@@ -24,6 +35,7 @@ COPY app ./app
 COPY gradtrace ./gradtrace
 COPY templates ./templates
 COPY static ./static
+COPY --from=pyodide /build/static/pyodide ./static/pyodide
 # templates/ and static/ are not Python packages: the app finds them here, beside app/, and
 # `gradtrace render --html` through GRADTRACE_ASSETS.
 RUN pip install .

@@ -35,6 +35,7 @@ ROWS = (
     "load",
     "memory",
     "rooms",
+    "passes",
 )
 
 
@@ -156,6 +157,12 @@ def _rooms(quick: bool, tiny: bool) -> Any:
     return rooms.classroom(10 if tiny else 200, steps, bot=10 if tiny else rooms.BOT_SOCKETS)
 
 
+def _passes(quick: bool, tiny: bool) -> Any:
+    from bench import pass_rows
+
+    return pass_rows.training_loops(quick)
+
+
 RUNNERS: dict[str, Callable[[bool, bool], Any]] = {
     "first": _first,
     "steps": _steps,
@@ -167,6 +174,7 @@ RUNNERS: dict[str, Callable[[bool, bool], Any]] = {
     "load": _load,
     "memory": _memory,
     "rooms": _rooms,
+    "passes": _passes,
 }
 
 
@@ -441,6 +449,11 @@ def report(r: dict[str, Any]) -> str:
         from bench import rooms
 
         rows.extend(rooms.rows(r["rooms"]))  # the class, and the class beside a bot
+
+    if ok(r, "passes"):
+        from bench import pass_rows
+
+        rows.extend(pass_rows.rows(r["passes"]))
 
     for name, value in r.items():
         if isinstance(value, dict) and "failed" in value:

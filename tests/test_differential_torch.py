@@ -1185,6 +1185,12 @@ FIXED = {
     "size_print",
     "data_method_in_place",
     "zero_of_none",
+    "sum_order",
+    "negative_zero",
+    "backward_of_a_leaf",
+    "grad_pass_grads",
+    "optimizer_rounding_sgd",
+    "optimizer_rounding_adam",
     *(f"grad_fn {e}" for e in GRAD_FN_NAMES if e not in ("M.t()", "a.norm()")),
 }
 

@@ -192,6 +192,7 @@ class Passes:
         finally:
             for leaf, g in saved:
                 leaf.grad = g
+        p.grads_before = {leaf.seq: g for leaf, g in saved}  # .grad as the program sees it
         p.grads_after = dict(p.grads_before)
         return found
 
@@ -236,13 +237,19 @@ class Passes:
         p.numbers = self.cost(topo, root)
         self.room_for(p, node)
         recorder = TraceRecorder(self.accumulate)
+        buffers = self.start_buffers(topo) if accumulate and self.accumulate == "add" else {}
         try:
             walk_backward(root, recorder, self.accumulate, self.order, p.seed, topo,
                           keep_leaf_grads=accumulate)  # fmt: skip
         except BackwardError as err:
+            for leaf, (prior, _) in buffers.items():
+                leaf.grad = prior
             raise backward_error(err) from None
         it.count("work", node, sum(n.data.size for n in topo))
-        p.records, p.topo = recorder.records, topo
+        records = recorder.records
+        if buffers:
+            records = self.add_buffers(buffers, records)
+        p.records, p.topo = records, topo
         p.walked = {n.seq: n.grad for n in topo}
         self.numbers += p.numbers
         p.grads_after = {leaf.seq: leaf.grad for leaf in self.leaves}
@@ -250,6 +257,54 @@ class Passes:
             self.freed.update(n.seq for n in topo if n.op is not None)
         self.passes.append(p)
         return p
+
+    # A pass sums what reaches each leaf in a buffer of its own, then adds the sum to the
+    # leaf's .grad, as PyTorch's AccumulateGrad does: `.grad + (c1 + c2)`, not
+    # `(.grad + c1) + c2`, which rounds otherwise (2.0 + 0.68 - 0.68 is 1.9999999999999998).
+    # The buffer starts at -0.0, the identity of +: its first contribution is kept exactly as it
+    # comes, -0.0 too, as PyTorch stores a leaf's first grad.
+    def start_buffers(self, topo: list[Value]) -> dict[Value, tuple[Any, Any]]:
+        """Each leaf of the pass: its grad before, and the buffer it starts this pass with."""
+        out = {}
+        for n in topo:
+            if n.op is None and n.requires_grad:
+                shape = n.data.shape
+                start: Any = np.full(shape, -0.0) if shape else np.float64(-0.0)
+                out[n] = (n.grad, start)
+                n.grad = start
+        return out
+
+    def add_buffers(self, buffers: dict[Value, tuple[Any, Any]], records: list[Any]) -> list[Any]:
+        """Each leaf's .grad after the pass, its grad before plus its buffer; and the records
+        with a leaf's terms carried on from its grad before the pass, so that a leaf's column
+        shows the accumulation (its first pass carries on from 0)."""
+        shift: dict[int, Any] = {}
+        for leaf, (prior, start) in buffers.items():
+            got = leaf.grad
+            if got is start:  # nothing reached it: its grad as it was (0 for its first pass)
+                leaf.grad = np.zeros(start.shape) if prior is None and start.shape else prior
+                if leaf.grad is None:
+                    leaf.grad = np.float64(0.0)
+            else:
+                leaf.grad = got if prior is None else prior + got
+            shift[leaf.seq] = np.zeros(start.shape) if prior is None else prior
+        out = []
+        for node, upstream, edges in records:
+            if edges is None:
+                if node.seq in shift:  # the output is a leaf: its seed is its buffer
+                    upstream = shift[node.seq] + upstream
+                out.append((node, upstream, edges))
+                continue
+            inputs = node.inputs
+            if any(inputs[e[0]].seq in shift for e in edges):
+                edges = [
+                    (i, c, shift[inputs[i].seq] + b, shift[inputs[i].seq] + a)
+                    if inputs[i].seq in shift
+                    else (i, c, b, a)
+                    for i, c, b, a in edges
+                ]
+            out.append((node, upstream, edges))
+        return out
 
     def cost(self, topo: list[Value], root: Value) -> int:
         """The numbers this pass's trace will carry, counted before it runs: the seed, each

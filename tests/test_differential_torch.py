@@ -1191,6 +1191,7 @@ FIXED = {
     "grad_pass_grads",
     "optimizer_rounding_sgd",
     "optimizer_rounding_adam",
+    "stale_saved_tensor",
     *(f"grad_fn {e}" for e in GRAD_FN_NAMES if e not in ("M.t()", "a.norm()")),
 }
 
@@ -1240,3 +1241,25 @@ torch.autograd.grad(w * 2, [v])
     want = run_torch(source, LEAVES)
     assert want.error is not None
     assert str(want.error).split(". Set")[0] in assigned_grad_message(source)
+
+
+@pytest.mark.parametrize(
+    "update",
+    [
+        "with torch.no_grad():\n    w -= 0.1 * w.grad",  # the version bumped: torch's error
+        "w.data -= 0.1 * w.grad",  # through .data: no version bump, the new numbers used
+        "w.data.sub_(0.1 * w.grad)",
+        "with torch.no_grad():\n    w.mul_(0.5)",
+        "opt.step()",
+    ],
+)
+@pytest.mark.parametrize("op", ["w * w", "w * 3", "w.exp()", "torch.sigmoid(w)", "w.sum() * 1"])
+def test_an_update_between_two_backward_calls_is_checked_as_torch_checks_it(
+    update: str, op: str
+) -> None:
+    source = (
+        "import torch\nw = torch.tensor([1.0, 2.0], requires_grad=True)\n"
+        f"opt = torch.optim.SGD([w], lr=0.1)\ny = ({op}).sum()\n"
+        f"y.backward(retain_graph=True)\n{update}\ny.backward()\nprint(w.grad)\n"
+    )
+    assert_runs_as_torch(source, LEAVES)

@@ -193,3 +193,8 @@ def constant(data: Any, name: str | None = None) -> Value:
 def lift(x: Any) -> Value:
     """A Value as it is; a number or array as a constant node."""
     return x if isinstance(x, Value) else constant(x)
+
+
+def creation_mark() -> int:
+    """A number above the seq of every value made until now, below every one made later."""
+    return next(_creation)

@@ -121,7 +121,7 @@ def augmented(it: Interpreter, node: ast.AugAssign, last: bool = False) -> None:
         if isinstance(owner, Value):
             with it.no_grad():  # through .data: nothing of it is recorded
                 right = it.eval(node.value)
-            update_in_place(it, owner, node.op, right, node)
+            update_in_place(it, owner, node.op, right, node, counted=False)
             return
     if not isinstance(target, ast.Name):
         raise it.error("augmented_target", node, "unsupported")
@@ -140,8 +140,11 @@ def augmented(it: Interpreter, node: ast.AugAssign, last: bool = False) -> None:
         it.last_value = (node, value)
 
 
-def update_in_place(it: Interpreter, owner: Value, op: ast.operator, right: Any, node: Any) -> None:
-    """`w -= lr * w.grad` under no_grad: w's own array changes; w stays the same leaf."""
+def update_in_place(
+    it: Interpreter, owner: Value, op: ast.operator, right: Any, node: Any, counted: bool = True
+) -> None:
+    """`w -= lr * w.grad` under no_grad: w's own array changes; w stays the same leaf
+    (`counted`: its version is bumped, as any in-place op but one through `.data`)."""
     with it.no_grad():
         result = binary(it, op, owner, right, node)
     data = result.data if isinstance(result, Value) else np.asarray(result, dtype=np.float64)
@@ -153,7 +156,7 @@ def update_in_place(it: Interpreter, owner: Value, op: ast.operator, right: Any,
             a=shape_text(owner.data.shape),
             b=shape_text(data.shape),
         )
-    it.passes.updated(owner, np.array(data, dtype=np.float64))
+    it.passes.updated(owner, np.array(data, dtype=np.float64), counted)
 
 
 # --- expressions as statements ---------------------------------------------------------------

@@ -117,16 +117,20 @@ def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
         if owner.kind == "leaf":
             raise it.error("leaf_in_place", node, "in_place", name=text)
         raise it.error("in_place_graph", node, "in_place", name=owner.name or text, attr=name)
+    counted = seen is None  # through `.data`, the version stays (torch's .data is untracked)
     if name.endswith("_") and name[:-1] in UNARY_FUNCTIONS:  # x.exp_(), torch.sin_(x)
         with it.no_grad():
-            it.passes.updated(owner, it.op(UNARY_FUNCTIONS[name[:-1]](), (owner,), node).data)
+            data = it.op(UNARY_FUNCTIONS[name[:-1]](), (owner,), node).data
+        it.passes.updated(owner, data, counted)
     elif name == "zero_":
-        it.passes.updated(owner, np.zeros(owner.data.shape))
+        it.passes.updated(owner, np.zeros(owner.data.shape), counted)
     elif name == "fill_":
-        it.passes.updated(owner, np.full(owner.data.shape, one_number(it, rest[0], node)))
+        fill = one_number(it, rest[0], node)
+        it.passes.updated(owner, np.full(owner.data.shape, fill), counted)
     elif name == "copy_":
         source = it.tensor(rest[0], node).data
-        it.passes.updated(owner, np.broadcast_to(source, owner.data.shape).astype(np.float64))
+        data = np.broadcast_to(source, owner.data.shape).astype(np.float64)
+        it.passes.updated(owner, data, counted)
     else:
         import ast
 
@@ -134,7 +138,7 @@ def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
         value = rest[0]
         if "alpha" in kwargs:
             value = _scaled(it, value, kwargs["alpha"], node)
-        update_in_place(it, owner, op, value, node)
+        update_in_place(it, owner, op, value, node, counted)
     return owner
 
 
@@ -277,7 +281,7 @@ def set_tensor_attribute(it: Interpreter, owner: Any, attr: str, value: Any, nod
         return
     if attr == "data":
         data = np.array(it.tensor(value, node).data, dtype=np.float64)
-        it.passes.updated(owner, data)
+        it.passes.updated(owner, data, counted=False)  # `x.data = …`: no version bump
         return
     raise it.error(
         "assign_attribute", node, "unsupported", attr=attr[:40], v=Msg("describe_tensor", {})

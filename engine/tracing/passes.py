@@ -21,7 +21,7 @@ from engine.autograd.backward import BackwardError
 from engine.autograd.backward import backward as walk_backward
 from engine.autograd.graph import topological_order
 from engine.autograd.ops import shape_text
-from engine.autograd.value import Span, Value
+from engine.autograd.value import Span, Value, creation_mark
 from engine.errors import fail
 from engine.tracing.cost import NUMBERS_PER_EDGE
 from engine.tracing.record import TraceRecorder
@@ -74,6 +74,7 @@ class Passes:
         self.grads_built: list[dict[str, Any]] = []
         self.transforming = 0
         self.numbers = 0  # what the kept passes' steps and summaries hold
+        self.modified: dict[int, int] = {}  # a tensor changed in place: the seq made then
 
     # --- the graph as it grows ------------------------------------------------------------
     def joined(self, node: Value) -> None:
@@ -115,10 +116,31 @@ class Passes:
         return 3 * sum(leaf.data.size for leaf in self.leaves) + 2
 
     # --- updates between passes --------------------------------------------------------------
-    def updated(self, owner: Value, data: np.ndarray) -> None:
+    def updated(self, owner: Value, data: np.ndarray, counted: bool = True) -> None:
         """A tensor's numbers changed in place (an update under no_grad, an optimizer's step):
-        a new array, so what the passes before kept of it stays as it was."""
+        a new array, so what the passes before kept of it stays as it was. `counted`: the
+        change bumps its version, as PyTorch's in-place ops do (through `.data` it does not),
+        so a node made before that saved it cannot go backward any more."""
         owner.data = np.asarray(data, dtype=np.float64).reshape(owner.data.shape)
+        if counted:
+            self.modified[owner.seq] = creation_mark()
+
+    def check_saved(self, topo: list[Value], node: Any) -> None:
+        """PyTorch's version check: a node whose backward reads an input that was changed in
+        place after the node was made is an error, not a grad from the new numbers."""
+        for n in topo:
+            if n.op is None or not n.requires_grad:
+                continue
+            changed = [
+                (k, x) for k, x in enumerate(n.inputs) if self.modified.get(x.seq, -1) > n.seq
+            ]
+            if changed:
+                saved = n.op.saves([x.requires_grad for x in n.inputs])
+                for k, x in changed:
+                    if f"in{k}" in saved:
+                        name = x.name or (self.it.src.segment(x.span) if x.span else "?")
+                        raise self.it.error("backward_saved_modified", node, "backward",
+                                            name=name, op=n.op.name)  # fmt: skip
 
     def set_grad(self, owner: Value, grad: np.ndarray | None) -> None:
         if grad is not None and np.shape(grad) != owner.data.shape:
@@ -227,6 +249,8 @@ class Passes:
         for n in topo:
             if n.seq in self.freed and n.requires_grad and saves_something(n):
                 raise it.error("backward_twice", node, "backward")
+        if self.modified:
+            self.check_saved(topo, node)
         p = Pass(
             len(self.passes), kind, root, it.where(node),
             None if seed is None else np.array(seed.data, dtype=np.float64),

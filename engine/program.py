@@ -27,6 +27,7 @@ from engine.language.scan import Scan
 from engine.language.source import Source, read
 from engine.library import LIBRARY
 from engine.limits import DEFAULT_LIMITS, Limits
+from engine.tracing.passes import empty_buffer, zero_like
 from engine.tracing.labels import assign_labels
 from engine.tracing.passes import backward_error
 from engine.tracing.record import Trace, trace
@@ -213,21 +214,24 @@ def contrast(result: Trace) -> dict[str, Any] | None:
     "grads": {node id: grad}}`, or None when that mode's backward fails (a non-finite grad)."""
     other = "assign" if result.accumulate == "add" else "add"
     nodes = result.nodes
+    buffers: dict[int, Any] = {}
     with kept_grads(nodes):
         for node in nodes:
             node.grad = None  # as trace() starts: what the output does not reach has none
+            if other == "add" and node.kind == "leaf" and node.requires_grad:
+                node.grad = buffers[node.seq] = empty_buffer(node.data.shape)  # as a pass does
         try:
-            backward(result.output, accumulate=other, order=result.order, seed=result.seed)
+            backward(result.output, accumulate=other, order=result.order, seed=result.seed,
+                     keep_leaf_grads=bool(buffers))  # fmt: skip
         except BackwardError:
             return None
         ids = result.ids()
         grads: dict[str, Any] = {}
         for node in nodes:
-            g = (
-                node.grad
-                if node.grad is not None
-                else (np.zeros(node.data.shape) if node.kind == "leaf" else None)
-            )
+            g = node.grad
+            if g is not None and buffers.get(node.seq) is g:
+                g = zero_like(g)
+            g = g if g is not None else (np.zeros(node.data.shape) if node.kind == "leaf" else None)
             if g is not None:
                 grads[ids[node.seq]] = to_json(np.asarray(g))
         return {"accumulate": other, "grads": grads}

@@ -11,17 +11,20 @@ algorithms using rounding to odd", IEEE Trans. Computers 57(4), 2008, algorithm 
     v = RO(tl + ul)        (rounded to odd: the last bit set when the sum is inexact)
     fma = RN(th + v)
 
-Exact when nothing overflows or underflows; where a product's halves would overflow, or a
-result is not finite, the plain `a * b + c` is used.
+That is exact when nothing overflows or underflows. Where a product's halves would overflow
+or a result is not finite, the plain `a * b + c` is used; where a number is so small that the
+halves' product could lose bits (below 2⁻⁹⁶⁰, rare), the element is computed in rationals.
 """
 
 from __future__ import annotations
 
+from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
 _SPLIT = 134217729.0  # 2**27 + 1, Veltkamp's constant for float64
+_TINY = 2.0**-960
 
 
 def _two_sum(a: Any, b: Any) -> tuple[Any, Any]:
@@ -60,4 +63,13 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         th, tl = _two_sum(c, uh)
         out = th + _round_to_odd_sum(tl, ul)
         safe = np.isfinite(out) & np.isfinite(ul) & (np.abs(a) < 1e150) & (np.abs(b) < 1e150)
-    return np.where(safe, out, plain)
+        out = np.where(safe, out, plain)
+        tiny = _TINY > np.minimum(np.abs(np.where(a * b == 0, np.inf, a * b)),
+                                  np.abs(np.where(c == 0, np.inf, c)))  # fmt: skip
+    if tiny.any():
+        out = np.array(out, dtype=np.float64)
+        ab = np.broadcast_arrays(a, b, c, out)
+        for i in zip(*np.nonzero(tiny), strict=True) if tiny.ndim else [()]:
+            x, y, z = (float(v[i]) for v in ab[:3])
+            out[i] = float(Fraction(x) * Fraction(y) + Fraction(z))
+    return out

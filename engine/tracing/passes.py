@@ -292,8 +292,7 @@ class Passes:
         out = {}
         for n in topo:
             if n.op is None and n.requires_grad:
-                shape = n.data.shape
-                start: Any = np.full(shape, -0.0) if shape else np.float64(-0.0)
+                start = empty_buffer(n.data.shape)
                 out[n] = (n.grad, start)
                 n.grad = start
         return out
@@ -306,12 +305,10 @@ class Passes:
         for leaf, (prior, start) in buffers.items():
             got = leaf.grad
             if got is start:  # nothing reached it: its grad as it was (0 for its first pass)
-                leaf.grad = np.zeros(start.shape) if prior is None and start.shape else prior
-                if leaf.grad is None:
-                    leaf.grad = np.float64(0.0)
+                leaf.grad = zero_like(start) if prior is None else prior
             else:
                 leaf.grad = got if prior is None else prior + got
-            shift[leaf.seq] = np.zeros(start.shape) if prior is None else prior
+            shift[leaf.seq] = np.zeros(np.shape(start)) if prior is None else prior
         out = []
         for node, upstream, edges in records:
             if edges is None:
@@ -376,6 +373,18 @@ class Passes:
             if total > limit:
                 return by_seq[seq].span
         return None
+
+
+def empty_buffer(shape: tuple[int, ...]) -> Any:
+    """A grad buffer before anything reaches it: -0.0, which any first contribution replaces
+    exactly when added to it (-0.0 + c is c, -0.0 included)."""
+    return np.full(shape, -0.0) if shape else np.float64(-0.0)
+
+
+def zero_like(buffer: Any) -> Any:
+    """A buffer that nothing reached, as the grad it stands for: +0."""
+    shape = np.shape(buffer)
+    return np.zeros(shape) if shape else np.float64(0.0)
 
 
 def backward_error(err: BackwardError) -> Any:

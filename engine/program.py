@@ -27,9 +27,8 @@ from engine.language.scan import Scan
 from engine.language.source import Source, read
 from engine.library import LIBRARY
 from engine.limits import DEFAULT_LIMITS, Limits
-from engine.tracing.passes import empty_buffer, zero_like
 from engine.tracing.labels import assign_labels
-from engine.tracing.passes import backward_error
+from engine.tracing.passes import backward_error, empty_buffer, zero_like
 from engine.tracing.record import Trace, trace
 from engine.tracing.trace_json import to_json
 

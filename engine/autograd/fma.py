@@ -64,8 +64,8 @@ def fma(a: Any, b: Any, c: Any) -> np.ndarray:
         out = th + _round_to_odd_sum(tl, ul)
         safe = np.isfinite(out) & np.isfinite(ul) & (np.abs(a) < 1e150) & (np.abs(b) < 1e150)
         out = np.where(safe, out, plain)
-        tiny = _TINY > np.minimum(np.abs(np.where(a * b == 0, np.inf, a * b)),
-                                  np.abs(np.where(c == 0, np.inf, c)))  # fmt: skip
+        tiny = np.minimum(np.abs(np.where(a * b == 0, np.inf, a * b)),
+                                  np.abs(np.where(c == 0, np.inf, c))) < _TINY  # fmt: skip
     if tiny.any():
         out = np.array(out, dtype=np.float64)
         ab = np.broadcast_arrays(a, b, c, out)

@@ -1149,6 +1149,8 @@ GRAD_FN_NAMES = {
     "M.view(-1)": ("ViewBackward0", "ReshapeBackward0"),
     "M.T": ("PermuteBackward0", "TransposeBackward0"),
     "M.t()": ("TBackward0", "TransposeBackward0"),
+    "torch.t(M)": ("TBackward0", "PermuteBackward0"),
+    "M.transpose(0, 1)": ("TransposeBackward0", "PermuteBackward0"),
     "M.permute(1, 0)": ("PermuteBackward0", "TransposeBackward0"),
     "a @ a": ("DotBackward0", "MatmulBackward0"),
     "torch.dot(a, b)": ("DotBackward0", "MatmulBackward0"),
@@ -1192,7 +1194,7 @@ FIXED = {
     "optimizer_rounding_sgd",
     "optimizer_rounding_adam",
     "stale_saved_tensor",
-    *(f"grad_fn {e}" for e in GRAD_FN_NAMES if e not in ("M.t()", "a.norm()")),
+    *(f"grad_fn {e}" for e in GRAD_FN_NAMES if e != "a.norm()"),
 }
 
 

@@ -229,7 +229,16 @@ def swap(it: Interpreter, node: Any, x: Any, a: Any, b: Any) -> Any:
     order = list(range(n))
     if n:
         order[i % n], order[j % n] = order[j % n], order[i % n]
-    return it.op(ops.Transpose(tuple(order)), (t,), node)
+    return it.op(ops.Transpose(tuple(order), "TransposeBackward0"), (t,), node)
+
+
+@function("t", "x", usage="a matrix (or a vector): M.t()")
+def matrix_t(it: Interpreter, node: Any, x: Any) -> Any:
+    """PyTorch's t(): a matrix's two axes swapped (a vector as it is)."""
+    t = it.tensor(x, node)
+    if t.data.ndim > 2:
+        raise it.error("t_ndim", node, "shape", ndim=t.data.ndim)
+    return it.op(ops.Transpose(None, "TBackward0"), (t,), node)
 
 
 @function("cat", "xs", axis=0, usage="a list of values and an optional axis: cat([a, b], axis=0)")

@@ -52,7 +52,7 @@ def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) 
             name = "swapaxes"
         return FUNCTIONS[name].bind(v)
     if attr == "t":
-        return FUNCTIONS["transpose"].bind(v)
+        return FUNCTIONS["t"].bind(v)
     if attr in CONVERSIONS:
         return Function(attr, conversion).bind(v)
     if attr in transforms.TENSOR:

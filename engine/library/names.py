@@ -58,7 +58,7 @@ _TORCH = {
     "mm": "matmul", "dot": "matmul", "pow": "pow", "max": "maximum", "min": "minimum",
     "cat": "cat", "concat": "cat", "concatenate": "cat", "clamp": "clamp", "clip": "clamp",
     "randn": "randn", "rand": "rand", "tensor": "tensor", "as_tensor": "tensor", "Tensor": "Tensor",
-    "detach": "const", "t": "transpose", "permute": "transpose", "transpose": "swapaxes",
+    "detach": "const", "t": "t", "permute": "transpose", "transpose": "swapaxes",
     "randn_like": "randn_like", "rand_like": "rand_like", "norm": "norm", "arange": "torch_arange",
     "linspace": "torch_linspace", "manual_seed": "seed", "no_grad": "no_grad",
     "enable_grad": "enable_grad", "set_printoptions": "print_settings",
@@ -131,7 +131,7 @@ STANDARD = {
 # as NumPy and PyTorch spell them (`dot`, `concatenate`).
 BARE = {
     **{f: f for f in FUNCTIONS
-       if f not in ("swapaxes", "torch_arange", "torch_linspace") and not f.endswith("_")},
+       if f not in ("swapaxes", "torch_arange", "torch_linspace", "t") and not f.endswith("_")},
     "dot": "matmul", "concatenate": "cat", "concat": "cat", "clip": "clamp", "grad": "grad",
 }  # fmt: skip
 BUILTIN_NAMES = frozenset(BARE) | frozenset(BUILTINS)

@@ -1265,3 +1265,15 @@ def test_an_update_between_two_backward_calls_is_checked_as_torch_checks_it(
         f"y.backward(retain_graph=True)\n{update}\ny.backward()\nprint(w.grad)\n"
     )
     assert_runs_as_torch(source, LEAVES)
+
+
+def test_an_update_with_alpha_is_one_fused_multiply_add_as_torch() -> None:
+    source = (
+        "import torch\nw = torch.tensor([0.3, -1.7, 2.2], requires_grad=True)\n"
+        "for i in range(3):\n    loss = (w * w * 0.7).sum()\n    loss.backward()\n"
+        "    with torch.no_grad():\n        w.sub_(w.grad, alpha=0.1)\n"
+        "        w.add_(w.grad, alpha=0.01)\n    w.grad.zero_()\nprint(w.tolist())\n"
+    )
+    assert_runs_as_torch(source, LEAVES)
+    e = run_gradtrace(source + "w.data.sub_(torch.ones(2), alpha=0.1)\n")
+    assert isinstance(e, ProgramError) and (e.line, e.code) == (11, "shape")

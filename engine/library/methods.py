@@ -10,8 +10,9 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from engine.autograd.fma import fma
 from engine.autograd.ops import METHODS as OP_METHODS
-from engine.autograd.ops import UNARY_FUNCTIONS
+from engine.autograd.ops import UNARY_FUNCTIONS, shape_text
 from engine.autograd.value import Value
 from engine.errors import Msg
 from engine.language.sequences import items_of
@@ -136,6 +137,20 @@ def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
 
         op = {"+": ast.Add(), "-": ast.Sub(), "*": ast.Mult(), "/": ast.Div()}[IN_PLACE[name]]
         value = rest[0]
+        if "alpha" in kwargs and IN_PLACE[name] in "+-":  # torch: one fused multiply-add
+            alpha = one_number(it, kwargs["alpha"], node)
+            other = it.tensor(value, node).data
+            scale = alpha if IN_PLACE[name] == "+" else -alpha
+            try:
+                fits = np.broadcast_shapes(other.shape, owner.data.shape) == owner.data.shape
+            except ValueError:
+                fits = False
+            if not fits:
+                raise it.error("in_place_shape", node, "shape", a=shape_text(owner.data.shape),
+                               b=shape_text(other.shape))  # fmt: skip
+            data = fma(other, scale, owner.data)
+            it.passes.updated(owner, data, counted)
+            return owner
         if "alpha" in kwargs:
             value = _scaled(it, value, kwargs["alpha"], node)
         update_in_place(it, owner, op, value, node, counted)

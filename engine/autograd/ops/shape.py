@@ -92,8 +92,10 @@ class Transpose(Op):
 
     def __init__(self, axes: tuple[int, ...] | None = None, grad_fn_name: str = "") -> None:
         self.axes = None if axes is None else tuple(axes)
-        if grad_fn_name:  # torch names the node by the spelling: x.t(), x.transpose(0, 1)
-            self.grad_fn_name = grad_fn_name
+        self.spelled = grad_fn_name  # torch names the node by the spelling: x.t(), x.transpose
+
+    def grad_fn(self, inputs: Sequence[Value]) -> str | None:
+        return self.spelled or self.grad_fn_name
 
     def params(self) -> dict[str, Any]:
         return {"axes": None if self.axes is None else list(self.axes)}

@@ -109,6 +109,4 @@ def test_a_hundred_epoch_regression_answers_within_its_bounds(client: TestClient
     alone = time.perf_counter() - t0
     assert one.json()["svg_pass"] == 50
     assert len(one.content) < len(resp.content) / 5  # a pass's drawing, not the trace again
-    print(
-        f"render {len(resp.content)} B in {whole:.2f} s; one pass {len(one.content)} B in {alone:.2f} s"
-    )
+    assert whole < 6 and alone < 2

@@ -1,5 +1,5 @@
 /* The order strips: the topological order (#topo-strip) and the backward order
- * (#backward-strip), one chip per node. */
+ * (#backward-strip), one chip per node: of the pass on show, in a program of several passes. */
 import { $, on } from "./dom.js";
 import { shorten } from "./format.js";
 import { state } from "./store.js";
@@ -21,8 +21,8 @@ export function buildStrips() {
     return li;
   };
   chips = { topo: new Map(), back: new Map(), shown: null };
-  T().trace.topo.forEach((id) => { const li = chip(id); chips.topo.set(id, li); topo.append(li); });
-  T().trace.topo.slice().reverse().forEach((id) => {
+  T().topo.forEach((id) => { const li = chip(id); chips.topo.set(id, li); topo.append(li); });
+  T().topo.slice().reverse().forEach((id) => {
     const li = chip(id, id in T().stepOf || id === T().trace.output ? "" : "idle");
     chips.back.set(id, li);
     back.append(li);

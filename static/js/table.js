@@ -4,7 +4,7 @@ import { $, $$, on } from "./dom.js";
 import { cps, exact, fmt, fmtCell, shapeBadge, shapeOf } from "./format.js";
 import { t } from "./i18n.js";
 import { state } from "./store.js";
-import { T, fwdCount, inForward, nodeLabel, setPos } from "./trace.js";
+import { T, fwdCount, inForward, inPassOf, nodeLabel, passOf, setPos } from "./trace.js";
 
 const MAX_TABLE_CELLS = 5000;
 // A table wider than this many grads has cells only in the columns on show (and half a box
@@ -134,6 +134,7 @@ export function buildTable() {
       const td = document.createElement("td");
       td.dataset.node = id;
       const v = state.contrast.grads[id];
+      if (v === undefined) { td.classList.add("other-pass"); tr.append(td); return; } // another pass's node
       setCell(td, v);
       const final = T().byId[id].grad;
       if (JSON.stringify(v) !== JSON.stringify(final)) {
@@ -204,13 +205,23 @@ function buildRows(first, last) {
     brief.className = "row-brief";
     brief.textContent = nodeLabel(st.node);
     th.append(k + " · ", full, brief);
+    const p = passOf(k);
+    if (p !== null && T().passes[p].first_step === k) {
+      // A pass begins: its seed row says which pass, and what started it.
+      tr.classList.add("pass-start");
+      const mark = document.createElement("span");
+      mark.className = "pass-mark";
+      mark.textContent = passWords(p);
+      th.prepend(mark);
+    }
     tr.append(th);
     if (c0 > 0) tr.append(gapCell(c0));
     for (let c = c0; c <= c1; c++) {
       const id = T().cols[c];
       const td = document.createElement("td");
       td.dataset.node = id;
-      setCell(td, grads[id]);
+      if (inPassOf(id, k)) setCell(td, grads[id]);
+      else td.classList.add("other-pass"); // a node of the pass on show, at a step of another
       if (st.grads && id in st.grads) td.classList.add("changed");
       if (id === state.hover) td.classList.add("hover");
       tr.append(td);
@@ -218,6 +229,19 @@ function buildRows(first, last) {
     frag.append(tr);
   }
   return frag;
+}
+
+// "Pass 2 of 3: loss.backward() at line 5", from the pass's line of the program.
+export function passWords(p) {
+  const ps = T().passes;
+  return t("pass_row", { k: p + 1, n: ps.length, call: passCall(p), line: ps[p].line });
+}
+
+// The statement that ran pass p, as the program writes it.
+export function passCall(p) {
+  const line = T().passes[p].line;
+  const text = line ? (state.source.split("\n")[line - 1] || "").trim() : "";
+  return text.length > 60 ? text.slice(0, 59) + "…" : text;
 }
 
 function gapCell(span) {

@@ -45,7 +45,8 @@ class ViewAsk:
 def run_view(ask: ViewAsk, settings: Settings, draw_pass: int | None = None) -> dict[str, Any]:
     """`make_view`, from the worker's cache when the same program was drawn lately (the view
     is shared: read it, never change it). A program of several passes is drawn at its last
-    pass; `draw_pass` (an index into `passes`, clamped) draws that pass instead, the drawing
+    pass; `draw_pass` (an index into `passes`, clamped; a summarised pass is drawn as the nearest
+    kept one) draws that pass instead, the drawing
     kept apart from the run so that every pass shares one trace."""
     view = cache.cached_view(
         dataclasses.astuple(ask), settings.limits, lambda: make_view(ask, settings)
@@ -54,6 +55,8 @@ def run_view(ask: ViewAsk, settings: Settings, draw_pass: int | None = None) -> 
     if draw_pass is None or not passes:
         return view
     k = max(0, min(int(draw_pass), len(passes) - 1))
+    if not passes[k].get("kept"):  # its steps were summarised: the nearest kept pass
+        k = min((i for i, p in enumerate(passes) if p.get("kept")), key=lambda i: (abs(i - k), -i))
     if k == view.get("svg_pass"):
         return view
     trace = view["trace"]

@@ -137,6 +137,42 @@ def test_the_timeline_opens_a_pass_and_shift_page_down_jumps_one(browser: Any, b
         wait_js(page, "location.search.includes('step=4')")
 
 
+SUMMARISED = (
+    "import torch\n"
+    "w = torch.tensor(1.0, requires_grad=True)\n"
+    "for i in range(1000):\n"
+    "    loss = (w*2 - 1)**2\n"
+    "    loss.backward()\n"
+    "    with torch.no_grad():\n"
+    "        w -= 0.1 * w.grad\n"
+    "    w.grad.zero_()\n"
+)
+
+
+def test_summarised_passes_are_drawn_and_marked(browser: Any, base_url: str) -> None:
+    with watched_page(browser, **DESKTOP) as page:
+        page.goto(base_url + "/?" + urlencode({"source": SUMMARISED, "step": 0}))
+        ready(page)
+        passes = page.evaluate(f"{ST}.trace.passes.map((p) => p.kept)")
+        assert len(passes) == 1000 and not all(passes)
+        hollow = page.eval_on_selector_all("#pass-curve circle.mark.summarised", "cs => cs.length")
+        assert hollow == passes.count(False)
+        assert page.query_selector("#pass-curve path.curve.summarised")
+        assert page.is_visible(".pass-summarised-note")
+        # A click on a summarised pass opens the nearest kept one, at its first step.
+        first_gone = passes.index(False)
+        back = first_gone + passes[first_gone:].index(True)  # the kept passes after the gap
+        k = back - (back - first_gone) // 5  # nearer the kept passes after than before
+        page.click(f'#pass-curve circle.mark[data-pass="{k}"]', force=True)
+        wait_js(page, f"{ST}.step > 0", timeout=10)
+        on_show = page.evaluate(f"{ST}.trace.steps[{ST}.step].pass")
+        assert passes[on_show]
+        assert on_show == back
+        assert page.evaluate(f"{ST}.trace.passes[{on_show}].first_step") == page.evaluate(
+            f"{ST}.step"
+        )
+
+
 def test_the_chinese_page_says_the_pass(browser: Any, base_url: str) -> None:
     with watched_page(browser, **DESKTOP) as page:
         page.goto(base_url + address(step=5, lang="zh"))

@@ -110,3 +110,26 @@ def test_a_hundred_epoch_regression_answers_within_its_bounds(client: TestClient
     assert one.json()["svg_pass"] == 50
     assert len(one.content) < len(resp.content) / 5  # a pass's drawing, not the trace again
     assert whole < 6 and alone < 2
+
+
+def test_a_summarised_pass_is_drawn_as_the_nearest_kept_one(client: TestClient) -> None:
+    source = (
+        "import torch\n"
+        "w = torch.tensor(1.0, requires_grad=True)\n"
+        "for i in range(1000):\n"
+        "    loss = (w*2 - 1)**2\n"
+        "    loss.backward()\n"
+        "    with torch.no_grad():\n"
+        "        w -= 0.1 * w.grad\n"
+        "    w.grad.zero_()\n"
+    )
+    passes = client.post("/api/render", json={"source": source}).json()["trace"]["passes"]
+    gone = [i for i, p in enumerate(passes) if not p["kept"]]
+    assert gone, "the loop is summarised under the default limits"
+    k = gone[len(gone) // 2]
+    body = client.post(
+        "/api/render", json={"source": source, "draw_pass": k, "svg_only": True}
+    ).json()
+    kept = [i for i, p in enumerate(passes) if p["kept"]]
+    assert body["svg_pass"] == min(kept, key=lambda i: (abs(i - k), -i))
+    assert passes[body["svg_pass"]]["output"] in drawn_ids(body["svg"])

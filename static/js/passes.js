@@ -43,6 +43,7 @@ function keep(key, svg) {
 
 // Called by render() before the drawing is restyled: the drawing follows the pass on show.
 export function renderPassDrawing() {
+  markBehind();
   if (!T() || !T().passes || STANDALONE || state.running || state.stale) return;
   if (kept.trace !== state.trace) kept = { trace: state.trace, svgs: new Map(), asked: new Set(), inFlight: 0 };
   const want = passOnShow();
@@ -54,10 +55,18 @@ export function renderPassDrawing() {
   if (svg) {
     showSvg(svg);
     setDrawnPass(want);
+    markBehind();
   } else {
     ask(want, layout);
   }
   prefetch(want + 1, layout);
+}
+
+// Greyed while the pass on show's drawing is on its way (the one in the box is another pass's).
+function markBehind() {
+  const host = document.getElementById("graph");
+  const behind = !!(T() && T().passes && drawnPass() !== null && passOnShow() !== drawnPass());
+  if (host && host.classList.contains("behind") !== behind) host.classList.toggle("behind", behind);
 }
 
 function prefetch(k, layout) {
@@ -106,5 +115,6 @@ async function ask(k, layout) {
   }
   if (svg) showSvg(svg); else if (body.draw_error) showDrawError(body.draw_error);
   setDrawnPass(k);
+  markBehind();
   renderGraph();
 }

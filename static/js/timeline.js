@@ -14,8 +14,9 @@ import { T, fwdCount, passFirstStep, passOnShow, setPos } from "./trace.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const H = 112; // px: the plot's height
-const PAD = { l: 52, r: 12, t: 10, b: 26 };
-const MAX_MARKS = 150; // more passes than this: marks only on the kept passes and the one on show
+const PAD = { l: 52, r: 12, t: 18, b: 26 };
+const MAX_Y_TICKS = 5;
+const MAX_MARKS = 1000; // more passes than this: marks only on the kept passes
 const LOG_SPAN = 100; // more than two decades between the least and largest value: log scale
 
 let built = null; // {T, lang, width, x(k), y(v), ring, guide, svg}
@@ -41,6 +42,12 @@ export function passSaid(k) {
   return ps[k].kept ? said : said + " " + t("timeline_summarised");
 }
 
+// The plot is drawn at the width it is shown at, so its text is at its own size.
+function plotWidth(host) {
+  const plot = host.querySelector(".pass-plot");
+  return Math.max(200, Math.round((plot && plot.clientWidth) || 560));
+}
+
 function scaleOf(values) {
   const vs = values.filter((v) => v !== null);
   if (!vs.length) return { log: false, lo: 0, hi: 1 };
@@ -53,7 +60,7 @@ function scaleOf(values) {
 
 function build(host) {
   const ps = passes();
-  const width = Math.max(240, Math.round(host.clientWidth || 600));
+  const width = plotWidth(host);
   const n = ps.length;
   const values = ps.map(valueOf);
   const sc = scaleOf(values);
@@ -83,7 +90,9 @@ function build(host) {
   // y: the least and largest value (log: the powers of ten between them too).
   const yt = [];
   if (sc.log) {
-    for (let e = Math.ceil(sc.lo); e <= Math.floor(sc.hi); e++) yt.push(10 ** e);
+    const lo = Math.ceil(sc.lo), hi = Math.floor(sc.hi);
+    const every = Math.max(1, Math.ceil((hi - lo + 1) / MAX_Y_TICKS));
+    for (let e = hi; e >= lo; e -= every) yt.push(10 ** e);
     if (yt.length < 2) yt.push(10 ** sc.lo, 10 ** sc.hi);
   } else yt.push(sc.lo, sc.hi);
   yt.forEach((v) => {
@@ -91,7 +100,7 @@ function build(host) {
     axes.append(el("text", { x: PAD.l - 6, y: y(v) + 4, "text-anchor": "end" }, fmt(v)));
   });
   const yName = t("timeline_axis_loss") + (sc.log ? " (" + t("timeline_log") + ")" : "");
-  axes.append(el("text", { x: PAD.l + 4, y: PAD.t + 2, "dominant-baseline": "hanging", class: "axis-name" }, yName));
+  axes.append(el("text", { x: 2, y: 11, class: "axis-name" }, yName));
   svg.append(axes);
   // The curve: solid through kept passes, dashed across summarised ones.
   const pts = [];
@@ -109,7 +118,7 @@ function build(host) {
   const marks = el("g", { class: "marks", "aria-hidden": "true" });
   pts.forEach(([k, px, py]) => {
     if (n > MAX_MARKS && !ps[k].kept) return;
-    const c = el("circle", { cx: px.toFixed(1), cy: py.toFixed(1), r: n > 40 ? 2.5 : 4, class: ps[k].kept ? "mark" : "mark summarised" });
+    const c = el("circle", { cx: px.toFixed(1), cy: py.toFixed(1), r: n > 300 ? 1.6 : n > 40 ? 2.5 : 4, class: ps[k].kept ? "mark" : "mark summarised" });
     c.dataset.pass = String(k);
     marks.append(c);
   });
@@ -132,7 +141,7 @@ export function renderTimeline() {
   const ps = passes();
   host.hidden = !ps;
   if (!ps) { built = null; return; }
-  const width = Math.max(240, Math.round(host.clientWidth || 600));
+  const width = plotWidth(host);
   if (!built || built.T !== T() || built.lang !== state.lang || Math.abs(built.width - width) > 2) built = build(host);
   const k = passOnShow();
   const v = valueOf(ps[k]);

@@ -14,7 +14,7 @@ import { T, fwdCount, passFirstStep, passOnShow, setPos } from "./trace.js";
 
 const SVG = "http://www.w3.org/2000/svg";
 const H = 112; // px: the plot's height
-const PAD = { l: 52, r: 12, t: 18, b: 26 };
+const PAD = { l: 52, r: 20, t: 18, b: 26 };
 const MAX_Y_TICKS = 5;
 const MAX_MARKS = 1000; // more passes than this: marks only on the kept passes
 const LOG_SPAN = 100; // more than two decades between the least and largest value: log scale

@@ -206,3 +206,21 @@ def test_screenshots(browser: Any, base_url: str) -> None:
             drawn(page, "n12")
             page.wait_for_timeout(300)
             page.screenshot(path=str(SHOTS / name))
+
+
+AXE_AT = [{"step": 5}, {"step": 5, "lang": "zh"}, {"step": 5, "present": 1}]
+
+
+@pytest.mark.parametrize("extra", AXE_AT)
+def test_axe_finds_nothing_serious_on_a_program_of_passes(
+    browser: Any, base_url: str, extra: dict[str, Any]
+) -> None:
+    axe = pytest.importorskip("axe_playwright_python.sync_playwright").Axe()
+    with watched_page(browser, **DESKTOP) as page:
+        page.goto(base_url + address(**extra))
+        ready(page)
+        drawn(page, "n12")
+        found = axe.run(page).response["violations"]
+        bad = [(v["id"], [n["target"] for n in v["nodes"]][:5]) for v in found]
+        bad = [b for v, b in zip(found, bad, strict=True) if v["impact"] in ("serious", "critical")]
+        assert bad == []

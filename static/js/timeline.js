@@ -20,6 +20,7 @@ const MAX_MARKS = 1000; // more passes than this: marks only on the kept passes
 const LOG_SPAN = 100; // more than two decades between the least and largest value: log scale
 
 let built = null; // {T, lang, width, x(k), y(v), ring, guide, svg}
+let resized = false; // the plot's box changed width since it was built
 
 function passes() { return T() && T().passes; }
 
@@ -141,8 +142,9 @@ export function renderTimeline() {
   const ps = passes();
   host.hidden = !ps;
   if (!ps) { built = null; return; }
-  const width = plotWidth(host);
-  if (!built || built.T !== T() || built.lang !== state.lang || Math.abs(built.width - width) > 2) built = build(host);
+  // Built once per trace and language (and again when its box is resized): a step only moves
+  // the marker, and reads no layout.
+  if (!built || built.T !== T() || built.lang !== state.lang || resized) { resized = false; built = build(host); }
   const k = passOnShow();
   const v = valueOf(ps[k]);
   const x = built.x(k);
@@ -214,5 +216,12 @@ export function wireTimeline() {
     },
     passStep: (dir) => jumpPass(dir),
   });
-  window.addEventListener("resize", () => { if (built) renderTimeline(); });
+  const plot = $("#pass-timeline .pass-plot");
+  if (plot && window.ResizeObserver) {
+    new ResizeObserver(() => {
+      if (!built || Math.abs(plotWidth($("#pass-timeline")) - built.width) <= 2) return;
+      resized = true;
+      renderTimeline();
+    }).observe(plot);
+  }
 }

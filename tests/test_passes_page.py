@@ -7,6 +7,7 @@ import json
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from urllib.parse import urlencode
 
 import pytest
@@ -133,3 +134,18 @@ def test_a_summarised_pass_is_drawn_as_the_nearest_kept_one(client: TestClient) 
     kept = [i for i, p in enumerate(passes) if p["kept"]]
     assert body["svg_pass"] == min(kept, key=lambda i: (abs(i - k), -i))
     assert passes[body["svg_pass"]]["output"] in drawn_ids(body["svg"])
+
+
+def test_a_standalone_file_carries_each_kept_pass_drawing(tmp_path: Path) -> None:
+    from gradtrace.cli import main
+
+    program, out = tmp_path / "loop.py", tmp_path / "loop.html"
+    program.write_text(LOOP, encoding="utf-8")
+    assert main(["render", f"@{program}", "--html", str(out)]) in (0, None)
+    html = out.read_text(encoding="utf-8")
+    state = json.loads(re.search(r'<script[^>]*id="state"[^>]*>(.*?)</script>', html, re.S)[1])
+    assert state["svg_pass"] == 2 and "n18" in drawn_ids(html)
+    drawings = state["pass_drawings"]
+    assert sorted(drawings) == ["0", "1"]
+    for k, p in enumerate(state["trace"]["passes"][:2]):
+        assert p["output"] in drawn_ids(drawings[str(k)])

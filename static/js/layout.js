@@ -88,7 +88,8 @@ function update() {
 async function ask(layout) {
   if (kept.asked[layout]) return;
   kept.asked[layout] = true;
-  if (STANDALONE) { // the file's other drawing, if it has one
+  if (STANDALONE) { // the file's other drawing, if it has one (of the pass drawn inline)
+    if (kept.pass != null && kept.pass !== boot.svg_pass) return;
     const svg = boot.drawings && boot.drawings[layout] ? parseSvg(boot.drawings[layout]) : null;
     if (svg) { kept.svgs[layout] = svg; schedule(true); }
     return;

@@ -44,7 +44,8 @@ function keep(key, svg) {
 // Called by render() before the drawing is restyled: the drawing follows the pass on show.
 export function renderPassDrawing() {
   markBehind();
-  if (!T() || !T().passes || STANDALONE || state.running || state.stale) return;
+  if (!T() || !T().passes || state.running || state.stale) return;
+  if (STANDALONE) { fromFile(); return; }
   if (kept.trace !== state.trace) kept = { trace: state.trace, svgs: new Map(), asked: new Set(), inFlight: 0 };
   const want = passOnShow();
   const layout = layoutOnShow();
@@ -67,6 +68,24 @@ function markBehind() {
   const host = document.getElementById("graph");
   const behind = !!(T() && T().passes && drawnPass() !== null && passOnShow() !== drawnPass());
   if (host && host.classList.contains("behind") !== behind) host.classList.toggle("behind", behind);
+}
+
+// A standalone file carries the drawings of its passes (gradtrace/standalone.py): no server to
+// ask. A pass it does not carry stays on the drawing in the box, greyed.
+function fromFile() {
+  const want = passOnShow();
+  const have = drawnPass();
+  if (want == null || want === have) return;
+  if (kept.trace !== state.trace) kept = { trace: state.trace, svgs: new Map(), asked: new Set(), inFlight: 0 };
+  if (G() && have != null) keep(have + ":file", G().svg);
+  let svg = kept.svgs.get(want + ":file");
+  const text = boot.pass_drawings && boot.pass_drawings[String(want)];
+  if (!svg && text) svg = parseSvg(text);
+  if (!svg) return;
+  keep(want + ":file", svg);
+  showSvg(svg);
+  setDrawnPass(want);
+  markBehind();
 }
 
 function prefetch(k, layout) {

@@ -92,6 +92,9 @@ def test_stepping_across_a_pass_shows_that_pass(browser: Any, base_url: str) -> 
         # The strips are the pass on show's topo.
         topo = page.eval_on_selector_all("#topo-strip li", "ls => ls.map((l) => l.dataset.node)")
         assert topo == ["n0", "n7", "n8", "n9", "n10", "n11", "n12"]
+        seed_chip = '#backward-strip li[data-node="n12"]'
+        assert page.get_attribute(seed_chip, "aria-current") == "true"  # pass 2's seed runs
+        assert "idle" not in (page.get_attribute(seed_chip, "class") or "")
         # The grads on the drawing follow the step: w's grad cell reads 8 at pass 2's end.
         page.keyboard.press("End")
         wait_js(page, f"{ST}.step === 11")
@@ -224,3 +227,28 @@ def test_axe_finds_nothing_serious_on_a_program_of_passes(
         bad = [(v["id"], [n["target"] for n in v["nodes"]][:5]) for v in found]
         bad = [b for v, b in zip(found, bad, strict=True) if v["impact"] in ("serious", "critical")]
         assert bad == []
+
+
+def test_a_class_follows_the_instructor_s_pass(browser: Any, base_url: str) -> None:
+    """Issue 24 item 5: the instructor's pass and step are followed (the step indexes every
+    pass, so the student's page opens the instructor's pass and its drawing)."""
+    with watched_page(browser, **DESKTOP) as teacher, watched_page(browser, **PHONE) as student:
+        teacher.goto(base_url + address(step=0))
+        ready(teacher)
+        wait_js(teacher, "window.gradtraceRoom !== undefined")
+        teacher.click("#room-start")
+        wait_js(teacher, "window.gradtraceRoom.status === 'live'")
+        code = teacher.text_content("#room-code") or ""
+        student.goto(base_url + "/r/" + code)
+        wait_js(student, "window.gradtraceRoom && window.gradtraceRoom.status === 'live'")
+        wait_js(student, f"{ST}.source === {LOOP!r} && {ST}.step === 0", timeout=20)
+        teacher.locator("#graph").click(position={"x": 5, "y": 5})  # the page, not a field
+        teacher.keyboard.press("Shift+PageDown")
+        wait_js(teacher, f"{ST}.step === 4")
+        wait_js(student, f"{ST}.step === 4", timeout=20)
+        drawn(student, "n12")
+        assert sentence(student).startswith("Pass 2 of 3: loss.backward() at line 5.")
+        teacher.click('#pass-curve circle.mark[data-pass="2"]')
+        wait_js(student, f"{ST}.step === 8", timeout=20)
+        drawn(student, "n18")
+        assert student.get_attribute("#pass-curve", "aria-valuetext") == "Pass 3 of 3: loss 1"

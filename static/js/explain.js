@@ -66,7 +66,7 @@ function stepSentence() {
 
 // What the drawing computes: the output node, as the sentence names it (`o = tanh(n)`).
 export function program() {
-  return T() ? who(T().trace.output) : "";
+  return T() ? who(T().output) : "";
 }
 
 // The one polite live region (#announce): "Step k of N: <sentence>", in the page's language,

@@ -51,7 +51,7 @@ function prepareTrace(trace) {
   if (state.collapsed) state.collapsed.members.forEach((id) => { boxOf[id] = state.collapsed.id; });
   const zeros = {}; // every grad before the seed (one object per node, so equal grads are ===)
   trace.nodes.forEach((n) => { if (n.grad !== null) zeros[n.id] = zerosLike(n.shape); });
-  const d = { trace, byId, topoIndex, edgeStep, stepOf, cols, gradScale, N, boxOf, zeros, cache: {}, passes, pass: null, topo: trace.topo };
+  const d = { trace, byId, topoIndex, edgeStep, stepOf, cols, gradScale, N, boxOf, zeros, cache: {}, passes, pass: null, topo: trace.topo, output: trace.output, outputStep: 0 };
   if (passes) choosePass(d, lastKept(passes));
   return d;
 }
@@ -74,6 +74,8 @@ function choosePass(d, p) {
   const leaves = d.trace.nodes.filter((n) => n.kind === "leaf" && !inMine.has(n.id) && hasGrad(n.id)).map((n) => n.id);
   d.cols = mine.concat(leaves);
   d.topo = topo;
+  d.output = (entry && entry.output) || d.trace.output; // the pass's own output and its seed
+  d.outputStep = (entry && entry.first_step) || 0;
   d.pass = p;
 
 }

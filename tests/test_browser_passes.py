@@ -252,3 +252,44 @@ def test_a_class_follows_the_instructor_s_pass(browser: Any, base_url: str) -> N
         wait_js(student, f"{ST}.step === 8", timeout=20)
         drawn(student, "n18")
         assert student.get_attribute("#pass-curve", "aria-valuetext") == "Pass 3 of 3: loss 1"
+
+
+REGRESSION = (
+    "import torch\n"
+    "xs = torch.linspace(-1, 1, 20)\n"
+    "ys = 3*xs + 0.5\n"
+    "w = torch.tensor(0.0, requires_grad=True)\n"
+    "b = torch.tensor(0.0, requires_grad=True)\n"
+    "for epoch in range(100):\n"
+    "    loss = ((w*xs + b - ys)**2).mean()\n"
+    "    loss.backward()\n"
+    "    with torch.no_grad():\n"
+    "        w -= 0.1 * w.grad\n"
+    "        b -= 0.1 * b.grad\n"
+    "        w.grad.zero_()\n"
+    "        b.grad.zero_()\n"
+)
+
+
+def test_a_hundred_epochs_show_three_passes_of_rows_and_a_log_curve(
+    browser: Any, base_url: str
+) -> None:
+    with watched_page(browser, **DESKTOP) as page:
+        page.goto(base_url + "/?" + urlencode({"source": REGRESSION, "step": 30}))
+        ready(page)
+        passes = page.evaluate(f"{ST}.trace.passes")
+        assert len(passes) == 100
+        on_show = page.evaluate(f"{ST}.trace.steps[30].pass")
+        drawn(page, passes[on_show]["output"])
+        rows = page.eval_on_selector_all(
+            "#grad-table tbody tr", "rs => rs.map((r) => Number(r.dataset.step))"
+        )
+        assert rows[0] == passes[on_show - 1]["first_step"]
+        assert rows[-1] == passes[on_show + 1]["last_step"]
+        assert "log" in (page.get_attribute("#pass-curve", "class") or "")  # 1.8 down to 1e-6
+        said = page.get_attribute("#pass-curve", "aria-valuetext") or ""
+        assert said.startswith(f"Pass {on_show + 1} of 100: loss ")
+        page.evaluate("document.activeElement.blur()")
+        page.keyboard.press("Shift+PageDown")
+        wait_js(page, f"{ST}.step === {passes[on_show + 1]['first_step']}")
+        drawn(page, passes[on_show + 1]["output"])

@@ -11,6 +11,19 @@ const MAX_TABLE_CELLS = 5000;
 // either side): the rest of each row is one empty cell. A browser lays a table out as a
 // whole, so a step that adds a row costs in proportion to every cell in it.
 const WIDE_TABLE = 40;
+// A table of passes with more cells than this shows the rows of three passes at a time.
+const PASS_WINDOW_CELLS = 1500;
+
+// [first, last] rows of the pass on show and the kept passes before and after it, or null.
+function passSpan() {
+  const ps = T().passes;
+  if (!ps || T().pass === null) return null;
+  const p = T().pass;
+  let lo = p, hi = p;
+  for (let j = p - 1; j >= 0; j--) if (ps[j].kept) { lo = j; break; }
+  for (let j = p + 1; j < ps.length; j++) if (ps[j].kept) { hi = j; break; }
+  return [ps[lo].first_step, ps[hi].last_step];
+}
 
 let tableWindow = null; // [first, last] rows rendered, when the table is too large for all
 let tableCols = null; // [first, last] columns (indices into T().cols) with cells, when wide
@@ -156,11 +169,19 @@ function renderTableBody(force) {
   const rows = T().trace.steps.length, cols = Math.max(1, T().cols.length);
   let first = 0, last = rows - 1;
   const note = $("#table-note");
-  const windowed = rows * cols > MAX_TABLE_CELLS;
+  let windowed = rows * cols > MAX_TABLE_CELLS;
   if (windowed) {
     const half = Math.max(5, Math.floor(MAX_TABLE_CELLS / cols / 2));
     first = Math.max(0, state.step - half);
     last = Math.min(rows - 1, state.step + half);
+  }
+  // A long loop of passes: the rows of the pass on show and the kept passes either side (a
+  // step into the next pass lays out a few rows, not the whole table).
+  const span = rows * cols > PASS_WINDOW_CELLS ? passSpan() : null;
+  if (span) {
+    first = Math.max(first, span[0]);
+    last = Math.min(last, span[1]);
+    windowed = windowed || first > 0 || last < rows - 1;
   }
   const shown = tableWindow;
   if (!force && shown && shown[0] === first && shown[1] === last) return false;

@@ -287,6 +287,12 @@ def test_a_hundred_epochs_show_three_passes_of_rows_and_a_log_curve(
         assert rows[0] == passes[on_show - 1]["first_step"]
         assert rows[-1] == passes[on_show + 1]["last_step"]
         assert "log" in (page.get_attribute("#pass-curve", "class") or "")  # 1.8 down to 1e-6
+        # The leaf shows its value in that pass (the updates move it pass by pass), not its last.
+        w = page.evaluate(f"{ST}.trace.nodes.find((n) => n.label === 'w').id")
+        head = page.text_content(f"#graph svg #{w}-head") or ""
+        before = passes[on_show]["leaves_before"]["w"]
+        assert float(head.split("=")[1]) == pytest.approx(before, rel=1e-3)
+        assert before != pytest.approx(passes[-1]["leaves_before"]["w"], rel=1e-3)
         said = page.get_attribute("#pass-curve", "aria-valuetext") or ""
         assert said.startswith(f"Pass {on_show + 1} of 100: loss ")
         page.evaluate("document.activeElement.blur()")

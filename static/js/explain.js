@@ -4,7 +4,7 @@ import { $ } from "./dom.js";
 import { fmt, shapeBadge, shapeOf } from "./format.js";
 import { t } from "./i18n.js";
 import { state } from "./store.js";
-import { T, inForward, nodeLabel, passOf } from "./trace.js";
+import { T, inForward, nodeLabel, nodeValue, passOf } from "./trace.js";
 import { passCall } from "./table.js";
 
 function who(id) {
@@ -28,7 +28,7 @@ function stepSentence() {
   if (inForward()) {
     const id = T().trace.topo[state.fwd];
     const n = T().byId[id];
-    const value = n.shape.length ? shapeBadge(n.shape) : fmt(n.value);
+    const value = n.shape.length ? shapeBadge(n.shape) : fmt(nodeValue(n));
     if (n.kind === "op" && n.text && n.text !== n.label) {
       return t("sent_forward_op", { node: n.label, text: n.text, value });
     }

@@ -74,6 +74,10 @@ function choosePass(d, p) {
   const leaves = d.trace.nodes.filter((n) => n.kind === "leaf" && !inMine.has(n.id) && hasGrad(n.id)).map((n) => n.id);
   d.cols = mine.concat(leaves);
   d.topo = topo;
+  // A leaf's value as it was in the pass (an update between passes moves it).
+  const before = (entry && entry.leaves_before) || {};
+  d.leafValues = {};
+  d.trace.nodes.forEach((n) => { if (n.kind === "leaf" && n.label in before) d.leafValues[n.id] = before[n.label]; });
   d.output = (entry && entry.output) || d.trace.output; // the pass's own output and its seed
   d.outputStep = (entry && entry.first_step) || 0;
   d.pass = p;
@@ -138,6 +142,12 @@ export function gradsAt(k) {
   for (let i = from; i <= k && i < steps.length; i++) Object.assign(grads, steps[i].grads || {});
   derived.cache = { k, grads };
   return grads;
+}
+
+// A node's value in the pass on show: a leaf's as it was when the pass ran, else its own.
+export function nodeValue(node) {
+  const lv = derived && derived.leafValues;
+  return lv && node.id in lv ? lv[node.id] : node.value;
 }
 
 export function nodeLabel(id) {

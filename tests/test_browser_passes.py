@@ -299,3 +299,18 @@ def test_a_hundred_epochs_show_three_passes_of_rows_and_a_log_curve(
         page.keyboard.press("Shift+PageDown")
         wait_js(page, f"{ST}.step === {passes[on_show + 1]['first_step']}")
         drawn(page, passes[on_show + 1]["output"])
+
+
+def test_the_forward_pass_walks_the_last_pass(browser: Any, base_url: str) -> None:
+    with watched_page(browser, **DESKTOP) as page:
+        page.goto(base_url + address(step=1))
+        ready(page)
+        drawn(page, "n6")
+        page.check("#forward-mode")
+        wait_js(page, f"{ST}.forwardMode && {ST}.fwd === 0")
+        drawn(page, "n18")  # the trace's topo is the last pass's
+        topo = page.eval_on_selector_all("#topo-strip li", "ls => ls.map((l) => l.dataset.node)")
+        assert topo == ["n0", "n13", "n14", "n15", "n16", "n17", "n18"]
+        page.uncheck("#forward-mode")
+        wait_js(page, f"!{ST}.forwardMode")
+        drawn(page, "n6")

@@ -13,7 +13,7 @@ import { renderGraph } from "./graph_style.js";
 import { state } from "./store.js";
 import { T, passOnShow } from "./trace.js";
 
-const MAX_KEPT = 64; // drawings kept per trace: a 100-pass loop steps back and forth cheaply
+const MAX_KEPT = 120; // drawings kept per trace: every pass of a 100-epoch loop, stepped back and forth
 const MAX_ASKING = 2; // requests in flight at once (the pass on show, and the next one)
 
 let drawn = { trace: boot.trace || null, pass: boot.svg_pass == null ? null : boot.svg_pass };

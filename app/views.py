@@ -16,6 +16,7 @@ from app import cache
 from app.config import Settings
 from engine import drawing as draw
 from engine.drawing.collapse import full_refusal
+from engine.drawing.passes import pass_at, pass_view
 from engine.language.name_warnings import shown
 from engine.words.messages import say, translate_error
 
@@ -41,12 +42,30 @@ class ViewAsk:
     layout: str = "lr"
 
 
-def run_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
+def run_view(ask: ViewAsk, settings: Settings, draw_pass: int | None = None) -> dict[str, Any]:
     """`make_view`, from the worker's cache when the same program was drawn lately (the view
-    is shared: read it, never change it)."""
-    return cache.cached_view(
+    is shared: read it, never change it). A program of several passes is drawn at its last
+    pass; `draw_pass` (an index into `passes`, clamped; a summarised pass is drawn as the nearest
+    kept one) draws that pass instead, the drawing
+    kept apart from the run so that every pass shares one trace."""
+    view = cache.cached_view(
         dataclasses.astuple(ask), settings.limits, lambda: make_view(ask, settings)
     )
+    passes = (view.get("trace") or {}).get("passes")
+    if draw_pass is None or not passes:
+        return view
+    k = max(0, min(int(draw_pass), len(passes) - 1))
+    if not passes[k].get("kept"):  # its steps were summarised: the nearest kept pass
+        k = min((i for i, p in enumerate(passes) if p.get("kept")), key=lambda i: (abs(i - k), -i))
+    if k == view.get("svg_pass"):
+        return view
+    trace = view["trace"]
+    drawing = cache.cached_view(
+        (*dataclasses.astuple(ask), "pass", k),
+        settings.limits,
+        lambda: drawing_of(trace, passes[k]["first_step"], ask, settings),
+    )
+    return {**view, **drawing}
 
 
 def max_drawn(settings: Settings) -> int:
@@ -140,14 +159,30 @@ def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
         contrast = engine.program.contrast(result)
     except engine.ProgramError:
         contrast = None
+    return {
+        "trace": trace,
+        "contrast": contrast,
+        **drawing_of(trace, None, ask, settings),
+        "dropped": dropped,
+        "values": values,
+    }
+
+
+def drawing_of(
+    trace: dict[str, Any], step: int | None, ask: ViewAsk, settings: Settings
+) -> dict[str, Any]:
+    """The drawing of the pass `step` is in (None: the last pass; a trace of one pass is its
+    own): {svg, draw_error, collapsible, collapsed, svg_pass} (svg_pass None for one pass)."""
+    limits = settings.limits
+    shown, _ = pass_view(trace, step)
     svg = None
     draw_error = None
-    plan = draw.collapse_plan(trace)
+    plan = draw.collapse_plan(shown)
     folded = None
     try:
         svg, folded = draw.render_folded(
             trace,
-            None,
+            step,
             plan,
             collapse=ask.collapse,
             max_nodes=max_drawn(settings),
@@ -158,18 +193,15 @@ def make_view(ask: ViewAsk, settings: Settings) -> dict[str, Any]:
     except draw.DrawError as err:
         message = err.msg.in_language(ask.lang)  # worded from its key, as every message is
         draw_error = {"message": message, "code": err.code, "limit": err.limit}
-    refused = full_refusal(trace, plan, max_drawn(settings))
+    refused = full_refusal(shown, plan, max_drawn(settings))
     if refused is None and folded is not None and ask.collapse is False:
         refused = {"code": "layout_timeout", "limit": limits.max_layout_seconds}  # asked, not drawn
     if folded is not None and refused:
         folded = {**folded, "refused": refused}  # the page offers no expanding, and says why
     return {
-        "trace": trace,
-        "contrast": contrast,
         "svg": svg,
         "draw_error": draw_error,
         "collapsible": plan is not None,
         "collapsed": folded,
-        "dropped": dropped,
-        "values": values,
+        "svg_pass": pass_at(trace, step),
     }

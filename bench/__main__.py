@@ -104,6 +104,7 @@ def _browser(quick: bool, tiny: bool) -> Any:
     out = browser.one_step(quick)
     if "skipped" not in out:  # the same browser run, with a lesson open (issue 16)
         out["lesson_step"] = browser.lesson_step(quick)
+        out["pass_step"] = browser.pass_step(quick)  # issue 24: a 100-pass loop
     return out
 
 
@@ -344,6 +345,21 @@ def report(r: dict[str, Any]) -> str:
                     f"the plain page {ms(ls['plain_median'])}",
                     "—",
                     _verdict(ls["median"] <= 0.05),
+                )
+            )
+
+        ps = b.get("pass_step") or {}
+        if "median" in ps:
+            rows.append(
+                (
+                    f"a page step on a {ps['passes']}-pass program ({ps['steps']} steps, "
+                    "every pass's drawing kept)",
+                    "≤ 16 ms",
+                    f"median {ms(ps['median'])} · p95 {ms(ps['p95'])} · max {ms(ps['max'])}; "
+                    f"into another pass: median {ms(ps['crossing_median'])} · "
+                    f"max {ms(ps['crossing_max'])}",
+                    "—",
+                    _verdict(ps["p95"] <= 0.016),
                 )
             )
 

@@ -168,9 +168,103 @@ def lesson_step(quick: bool) -> dict[str, Any]:
     }
 
 
-if __name__ == "__main__":  # python -m bench.browser: the lesson row alone
+# The pass row (issue 24): a 100-epoch linear regression (100 passes, 599 steps). Every pass's
+# drawing is asked for and kept first (static/js/passes.js), then every step is timed as above;
+# the steps that cross into another pass (a new drawing, the table's rows of three passes) are
+# reported apart too.
+PASS_PROGRAM = (
+    "import torch\n"
+    "xs = torch.linspace(-1, 1, 20)\n"
+    "ys = 3*xs + 0.5\n"
+    "w = torch.tensor(0.0, requires_grad=True)\n"
+    "b = torch.tensor(0.0, requires_grad=True)\n"
+    "for epoch in range(100):\n"
+    "    loss = ((w*xs + b - ys)**2).mean()\n"
+    "    loss.backward()\n"
+    "    with torch.no_grad():\n"
+    "        w -= 0.1 * w.grad\n"
+    "        b -= 0.1 * b.grad\n"
+    "        w.grad.zero_()\n"
+    "        b.grad.zero_()\n"
+)
+
+WARM_PASSES = """
+async () => {
+  const g = window.gradtrace;
+  const ps = g.state.trace.passes;
+  const frame = () => new Promise((done) => requestAnimationFrame(done));
+  for (let k = 0; k < ps.length; k++) {
+    g.setPos(ps[k].first_step);
+    for (let i = 0; i < 600; i++) {
+      const svg = document.querySelector('#graph svg');
+      if (svg && svg.dataset.pass === String(k)) break;
+      await frame();
+    }
+  }
+  return ps.length;
+}
+"""
+
+STEP_PASSES = """
+() => {
+  const g = window.gradtrace;
+  const steps = g.state.trace.steps;
+  const table = document.querySelector('#grad-table');
+  const all = [], crossing = [];
+  for (let round = 0; round < 2; round++) {
+    g.setPos(0);
+    for (let k = 1; k < steps.length; k++) {
+      const t0 = performance.now();
+      g.setPos(k);
+      document.querySelector('#graph svg').getBoundingClientRect();
+      table.getBoundingClientRect();
+      const t = performance.now() - t0;
+      all.push(t);
+      if (steps[k].pass !== steps[k - 1].pass) crossing.push(t);
+    }
+  }
+  return {all, crossing, steps: steps.length - 1, passes: g.state.trace.passes.length};
+}
+"""
+
+
+def pass_step(quick: bool) -> dict[str, Any]:
+    """Every step of a 100-pass loop on the page, its drawings kept: median, p95 and max, and
+    the same of the steps that cross into another pass."""
+    try:
+        from playwright.sync_api import sync_playwright
+    except ImportError:
+        return {"skipped": "playwright is not installed (the test extra)"}
+    if not have_chromium():
+        return {"skipped": f"no Chromium at {CHROMIUM}"}
+    with server(1) as (port, _), sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            query = urllib.parse.urlencode({"source": PASS_PROGRAM, "step": 0})
+            page.goto(f"http://{HOST}:{port}/?{query}", timeout=120_000)
+            page.wait_for_selector("#graph svg g.node", timeout=120_000)
+            page.evaluate(WARM_PASSES)
+            out = page.evaluate(STEP_PASSES)
+        finally:
+            browser.close()
+    every = [t / 1000 for t in out["all"]]
+    crossing = [t / 1000 for t in out["crossing"]]
+    return {
+        "passes": out["passes"],
+        "steps": out["steps"],
+        "median": median(every),
+        "p95": percentile(every, 95),
+        "max": max(every),
+        "crossing_median": median(crossing),
+        "crossing_max": max(crossing),
+    }
+
+
+if __name__ == "__main__":  # python -m bench.browser: the lesson row alone (--passes: the pass row)
     import json
     import sys
 
-    json.dump(lesson_step("--quick" in sys.argv), sys.stdout, indent=1)
+    row = pass_step if "--passes" in sys.argv else lesson_step
+    json.dump(row("--quick" in sys.argv), sys.stdout, indent=1)
     sys.stdout.write("\n")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import drawing as draw
+from engine.drawing.passes import pass_at
 from gradtrace.assets import ASSETS, ENTRY, page_script, ui_strings
 from gradtrace.errors import ExportError
 from gradtrace.files import Program, drawing
@@ -81,6 +82,8 @@ def standalone_html(
     fit = ("frame" if frame else "content") if compact else None
     state = _page_state(trace, program, contrast, k, lang, collapse, fit, layout)
     state.update(draw_error=draw_error, collapsed=plan, strings=strings, drawings=drawings)
+    if svg is not None and len(trace.get("passes") or ()) > 1:
+        state.update(_pass_drawings(trace, lang, collapse, layout))
     query = state["query"]
     values = program.values if program else {}
     values_text = ", ".join(f"{name} = {_value_text(v)}" for name, v in values.items())
@@ -122,6 +125,39 @@ def _drawings(
         return svg, plan, {"tb": tb}, None
     except ExportError as err:
         return None, None, {}, {"message": str(err), "code": "too_large"}
+
+
+# A file of several passes carries the drawing of each kept pass (the page swaps them as the
+# step crosses a pass, static/js/passes.js), as many as these allow; past them, the passes not
+# carried are shown on the last pass's drawing, greyed.
+MAX_PASS_DRAWINGS = 20
+MAX_PASS_DRAWING_BYTES = 2_000_000
+
+
+def _pass_drawings(
+    trace: Mapping[str, Any], lang: str, collapse: bool, layout: str | None
+) -> dict[str, Any]:
+    """{svg_pass: the pass drawn inline (the last), pass_drawings: {k: SVG}} for the other kept
+    passes, the first ones first, within MAX_PASS_DRAWINGS and MAX_PASS_DRAWING_BYTES."""
+    passes = trace["passes"]
+    last = pass_at(trace, None)
+    rankdir = layout if layout in ("LR", "TB") else "LR"
+    out: dict[str, str] = {}
+    size = 0
+    for k, p in enumerate(passes):
+        if k == last or not p.get("kept") or len(out) >= MAX_PASS_DRAWINGS:
+            continue
+        try:
+            svg, _ = drawing(
+                trace, p["first_step"], lang=lang, legend=False, collapse=collapse, rankdir=rankdir
+            )
+        except ExportError:
+            break
+        size += len(svg)
+        if size > MAX_PASS_DRAWING_BYTES:
+            break
+        out[str(k)] = svg
+    return {"svg_pass": last, "pass_drawings": out}
 
 
 def _script() -> str:

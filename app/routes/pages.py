@@ -30,6 +30,7 @@ from app.query import (
 from app.schemas import PAGE_RESPONSES, VIEW_QUERY
 from app.views import ViewAsk, collapse_param, layout_param, run_view
 from engine import drawing as draw
+from engine.drawing.passes import pass_at
 from engine.words import words
 from engine.words.messages import translate_error
 from gradtrace.assets import ui_strings
@@ -101,6 +102,7 @@ def page_parts(
     """Read the address and make the view of the program it names."""
     lang = parse_lang(params.get("lang"))
     query: PageQuery | None = None
+    ask: ViewAsk | None = None
     view: dict[str, Any]
     try:
         query = parse_query(params)
@@ -134,6 +136,9 @@ def page_parts(
         landing = not embed and not ({"source", "z"} & params.keys())
         wanted = 0 if landing and query.step is None and query.pass_ is None else None
         step = draw.clamp_step(trace, query.step_in(trace) if wanted is None else wanted)
+        on_show = pass_at(trace, step)
+        if ask is not None and on_show is not None and on_show != view.get("svg_pass"):
+            view = run_view(ask, settings, on_show)  # the drawing of the pass the step is in
     return PageParts(params, query, view, source, step, lang, embed)
 
 
@@ -160,6 +165,7 @@ def page_state(p: PageParts) -> dict[str, Any]:
         "contrast": view.get("contrast"),
         "error": view.get("error"),
         "draw_error": view.get("draw_error"),
+        "svg_pass": view.get("svg_pass"),
         "collapsible": view.get("collapsible", False),
         "collapsed": view.get("collapsed"),
         "examples": EXAMPLES,

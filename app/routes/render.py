@@ -34,12 +34,21 @@ class RenderRequest(BaseModel):
     collapse: bool | None = None  # None: collapse a long loop past draw.AUTO_COLLAPSE_NODES
     lang: str = "en"
     layout: str = "lr"  # the drawing's direction: lr (inputs on the left) or tb (on top)
+    # Several passes: the pass to draw (an index into `passes`, clamped; None: the last), and
+    # whether the answer is that drawing alone (the page stepping into another pass).
+    draw_pass: int | None = Field(None, ge=0)
+    svg_only: bool = False
+
+
+DRAWING_KEYS = ("svg", "draw_error", "collapsible", "collapsed", "svg_pass")
 
 
 @router.post("/api/render", responses=JSON_ERRORS)
 def api_render(body: Annotated[RenderRequest, Body()], settings: SettingsDep) -> Response:
-    """The page's re-run: {trace, contrast, svg, draw_error, values, dropped}, or {error, status}
-    when the program cannot run (the status /api/trace would give, 400 or 413)."""
+    """The page's re-run: {trace, contrast, svg, svg_pass, draw_error, values, dropped}, or
+    {error, status} when the program cannot run (the status /api/trace would give, 400 or 413).
+    With `svg_only`, only the drawing (of `draw_pass`): {svg, svg_pass, draw_error, collapsible,
+    collapsed}."""
     if body.accumulate not in ACCUMULATE or body.order not in ORDERS or body.layout not in LAYOUTS:
         err = QueryError(Msg("render_options", {}), "options", 422)
         return JSONResponse(err.to_dict(), status_code=422)
@@ -48,11 +57,14 @@ def api_render(body: Annotated[RenderRequest, Body()], settings: SettingsDep) ->
 
 def render_answer(body: RenderRequest, settings: Settings) -> tuple[Response, bool]:
     """POST /api/render's answer, and whether it may be kept (app/cache.py)."""
-    view = run_view(ViewAsk(**{**body.model_dump(), "lang": parse_lang(body.lang)}), settings)
+    asked = body.model_dump(exclude={"draw_pass", "svg_only"})
+    view = run_view(ViewAsk(**{**asked, "lang": parse_lang(body.lang)}), settings, body.draw_pass)
     if "error" in view:
         # 200: the page asked "what does this text do?" and the answer is "it cannot run" —
         # a 4xx here would also land in the browser console on every keystroke.
         return JSONResponse(
             {"error": view["error"], "status": view["status"], "values": view.get("values")}
         ), False
+    if body.svg_only:  # the trace is the page's already
+        view = {k: view.get(k) for k in DRAWING_KEYS}
     return JSONResponse(view), cache.cacheable_view(view)

@@ -12,6 +12,7 @@ import { scheduleRun } from "./run.js";
 import { setState, state, subscribe } from "./store.js";
 import { buildTable } from "./table.js";
 import { T, inForward, maxPos, pos, setPos } from "./trace.js";
+import { jumpPass } from "./timeline.js";
 import { newEntry } from "./url.js";
 
 let renderedLang = null; // the language the page's words are in
@@ -180,6 +181,7 @@ const pageStepper = {
     else if (move === "last") setPos(maxPos());
     else setPos(pos() + move);
   },
+  passStep: (dir) => jumpPass(dir), // Shift+PageDown / Shift+PageUp: a whole pass
 };
 
 // Presentation on or off. Entering asks for the full screen (a nicety: refused, it stays a

@@ -4,7 +4,8 @@ import { $ } from "./dom.js";
 import { fmt, shapeBadge, shapeOf } from "./format.js";
 import { t } from "./i18n.js";
 import { state } from "./store.js";
-import { T, inForward, nodeLabel } from "./trace.js";
+import { T, inForward, nodeLabel, nodeValue, passOf } from "./trace.js";
+import { passCall } from "./table.js";
 
 function who(id) {
   const n = T().byId[id];
@@ -12,12 +13,22 @@ function who(id) {
   return n.text && n.text !== n.label && n.kind === "op" ? n.label + " = " + n.text : n.label;
 }
 
+// The sentence, after the pass it is in when the program has several passes ("Pass 2 of 3:
+// loss.backward() at line 5. …").
 export function sentence() {
+  const said = stepSentence();
+  const p = T() && !inForward() ? passOf(state.step) : null;
+  if (p === null) return said;
+  const ps = T().passes;
+  return t("pass_sentence", { k: p + 1, n: ps.length, call: passCall(p), line: ps[p].line, sentence: said });
+}
+
+function stepSentence() {
   if (!T()) return "";
   if (inForward()) {
     const id = T().trace.topo[state.fwd];
     const n = T().byId[id];
-    const value = n.shape.length ? shapeBadge(n.shape) : fmt(n.value);
+    const value = n.shape.length ? shapeBadge(n.shape) : fmt(nodeValue(n));
     if (n.kind === "op" && n.text && n.text !== n.label) {
       return t("sent_forward_op", { node: n.label, text: n.text, value });
     }
@@ -55,7 +66,7 @@ export function sentence() {
 
 // What the drawing computes: the output node, as the sentence names it (`o = tanh(n)`).
 export function program() {
-  return T() ? who(T().trace.output) : "";
+  return T() ? who(T().output) : "";
 }
 
 // The one polite live region (#announce): "Step k of N: <sentence>", in the page's language,

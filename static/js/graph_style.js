@@ -9,12 +9,12 @@ import { G } from "./graph.js";
 import { followCurrent } from "./graph_view.js";
 import { heatColour, heatGrid } from "./heat.js";
 import { state } from "./store.js";
-import { T, gradsAt, inForward } from "./trace.js";
+import { T, gradsAt, inForward, nodeValue } from "./trace.js";
 
 function headText(node, marker, pending) {
 const label = shorten(node.label || node.id);
 if (node.shape && node.shape.length) return marker + label + "  " + shapeBadge(node.shape);
-return marker + label + " = " + (pending ? "?" : fmt(node.value));
+return marker + label + " = " + (pending ? "?" : fmt(nodeValue(node)));
 }
 
 export function renderGraph() {
@@ -107,7 +107,7 @@ function styleNode(id, el, ctx) {
   }
   if (el.title) {
     const lines = [node.label + (node.text && node.text !== node.label ? " = " + node.text : "")];
-    lines.push("value " + exact(node.value));
+    lines.push("value " + exact(nodeValue(node)));
     if (g !== undefined && !fwd) lines.push("grad " + exact(g));
     setText(el.title, lines.join("\n"));
   }

@@ -48,7 +48,8 @@ function ownsUpDown(el) {
   return false;
 }
 
-// Steppers, each {wants(target) -> bool, step(move)}; `move` is ±1, "first" or "last".
+// Steppers, each {wants(target) -> bool, step(move)}; `move` is ±1, "first" or "last"; one
+// with passStep(±1) takes Shift+PageDown / Shift+PageUp (a whole pass).
 const steppers = [];
 let onEscape = null;
 
@@ -71,6 +72,15 @@ function onKey(ev) {
   }
   if (ev.key === "Escape") {
     if (onEscape && onEscape()) ev.preventDefault();
+    return;
+  }
+  if (ev.shiftKey && (ev.key === "PageDown" || ev.key === "PageUp")) {
+    // A whole pass (timeline.js); a stepper that knows no passes leaves it to the page's.
+    const passer = steppers.find((s) => s.passStep && s.wants(el));
+    if (!passer) return;
+    ev.preventDefault();
+    ev.stopPropagation();
+    passer.passStep(ev.key === "PageDown" ? 1 : -1);
     return;
   }
   const move = STEP_KEYS[ev.key];

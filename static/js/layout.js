@@ -19,11 +19,12 @@ import { G, parseSvg } from "./graph.js";
 import { boxGrows, fitScale, presentSide, readableScaleOf, showSvg } from "./graph_view.js";
 import { renderGraph } from "./graph_style.js";
 import { state, subscribe } from "./store.js";
+import { drawnPass } from "./passes.js";
 import { T, currentNode } from "./trace.js";
 
 const BETTER = 1.02; // the other direction must fit this much larger to be worth a switch
 // The trace's drawings by direction, and the directions asked of the server for it.
-let kept = { trace: null, svgs: {}, asked: {} };
+let kept = { trace: null, pass: null, svgs: {}, asked: {} };
 let seen = null; // what update() last looked at
 let frame = 0;
 
@@ -72,7 +73,8 @@ function update() {
   fitTable();
   followChanged();
   if (!g || !state.trace || state.stale || state.running) return;
-  if (kept.trace !== state.trace) kept = { trace: state.trace, svgs: {}, asked: {} };
+  // Per pass too: a program of several passes draws the pass on show (passes.js).
+  if (kept.trace !== state.trace || kept.pass !== drawnPass()) kept = { trace: state.trace, pass: drawnPass(), svgs: {}, asked: {} };
   kept.svgs[g.layout] = g.svg;
   const want = wanted(g);
   if (want === g.layout) return;
@@ -86,12 +88,14 @@ function update() {
 async function ask(layout) {
   if (kept.asked[layout]) return;
   kept.asked[layout] = true;
-  if (STANDALONE) { // the file's other drawing, if it has one
+  if (STANDALONE) { // the file's other drawing, if it has one (of the pass drawn inline)
+    if (kept.pass != null && kept.pass !== boot.svg_pass) return;
     const svg = boot.drawings && boot.drawings[layout] ? parseSvg(boot.drawings[layout]) : null;
     if (svg) { kept.svgs[layout] = svg; schedule(true); }
     return;
   }
   const trace = state.trace;
+  const pass = kept.pass;
   let body;
   try {
     const resp = await fetch("/api/render", {
@@ -105,6 +109,8 @@ async function ask(layout) {
         collapse: state.collapse,
         lang: state.lang,
         layout,
+        draw_pass: pass,
+        svg_only: pass != null,
       }),
     });
     body = resp.ok ? await resp.json() : null;
@@ -112,9 +118,11 @@ async function ask(layout) {
     return; // the direction on show stays: nothing is lost
   }
   // Only a drawing of the trace on show (the editor may have moved on meanwhile).
-  if (!body || !body.svg || kept.trace !== trace || !sameGraph(body.trace, trace)) return;
+  if (!body || !body.svg || kept.trace !== trace || kept.pass !== pass) return;
+  if (pass == null ? !sameGraph(body.trace, trace) : body.svg_pass !== pass) return;
   const svg = parseSvg(body.svg);
   if (!svg) return;
+  if (pass != null) svg.dataset.pass = String(pass);
   kept.svgs[layout] = svg;
   schedule(true);
 }

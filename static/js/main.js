@@ -6,12 +6,13 @@
  * Loaded as <script type="module">; the standalone export bundles the same modules
  * (gradtrace/assets.py page_script()).
  */
-import { STANDALONE } from "./boot.js";
+import { STANDALONE, boot } from "./boot.js";
 import { buildValueFields, renderEditor, renderError, wireEditor } from "./editor.js";
 import { renderControls, renderLang, wireControls } from "./controls.js";
 import { fmt } from "./format.js";
 import { prepareSvg } from "./graph.js";
 import { fitGraph } from "./graph_view.js";
+import { renderPassDrawing, setDrawnPass } from "./passes.js";
 import { wireGraph } from "./graph_input.js";
 import { renderGraph } from "./graph_style.js";
 import { wireHistory } from "./history.js";
@@ -23,21 +24,28 @@ import { wireShare } from "./share.js";
 import { setState, state, subscribe } from "./store.js";
 import { buildStrips, renderStrips, wireStrips } from "./strips.js";
 import { buildTable, renderTable, wireTable } from "./table.js";
-import { deriveTrace, maxPos, setPos } from "./trace.js";
+import { renderTimeline, wireTimeline } from "./timeline.js";
+import { deriveTrace, followPass, maxPos, setPos } from "./trace.js";
 import { renderUrl } from "./url.js";
 
 // render(): every view from the state. Each redraws only what changed since it drew last.
 let renderedTrace = null;
 function render() {
-  if (state.trace !== renderedTrace) {
+  const newTrace = state.trace !== renderedTrace;
+  if (newTrace) {
     renderedTrace = state.trace;
     deriveTrace();
-    buildTable();
-    buildStrips();
     buildValueFields();
   }
+  // A step into another pass: that pass's columns, strips and drawing.
+  if (followPass() || newTrace) {
+    buildTable();
+    buildStrips();
+  }
   renderLang();
+  renderPassDrawing();
   renderGraph();
+  renderTimeline();
   renderTable();
   renderStrips();
   renderEditor();
@@ -60,11 +68,13 @@ function startingPosition() {
 function start() {
   setState(startingPosition()); // nothing has subscribed yet: no render
   prepareSvg();
+  setDrawnPass(boot.svg_pass, boot.trace);
   fitGraph();
   wireControls();
   wireEditor();
   wireTable();
   wireStrips();
+  wireTimeline();
   wireShare();
   wireGraph();
   wireHistory();

@@ -5,7 +5,9 @@ import { STANDALONE } from "./boot.js";
 import { G, showDrawError } from "./graph.js";
 import { replaceSvg } from "./graph_view.js";
 import { t } from "./i18n.js";
+import { setDrawnPass } from "./passes.js";
 import { setState, state, subscribe } from "./store.js";
+import { passOnShow } from "./trace.js";
 
 let runSeq = 0; // only the newest request's answer is shown
 let editTimer = null;
@@ -28,6 +30,8 @@ async function rerun() {
         collapse: state.collapse,
         lang: state.lang,
         layout: G() ? G().layout : "lr",
+        // Several passes: the pass on show is drawn (an edit of the same program keeps it).
+        draw_pass: passOnShow(),
       }),
     });
     body = await resp.json();
@@ -57,6 +61,7 @@ async function rerun() {
     wanted = null;
   }
   if (body.svg) replaceSvg(body.svg); else if (body.draw_error) showDrawError(body.draw_error);
+  setDrawnPass(body.svg_pass, trace); // passes.js swaps in another pass's drawing when the step is there
   setState({
     running: false,
     trace,

@@ -1,5 +1,5 @@
 /* The order strips: the topological order (#topo-strip) and the backward order
- * (#backward-strip), one chip per node. */
+ * (#backward-strip), one chip per node: of the pass on show, in a program of several passes. */
 import { $, on } from "./dom.js";
 import { shorten } from "./format.js";
 import { state } from "./store.js";
@@ -21,9 +21,9 @@ export function buildStrips() {
     return li;
   };
   chips = { topo: new Map(), back: new Map(), shown: null };
-  T().trace.topo.forEach((id) => { const li = chip(id); chips.topo.set(id, li); topo.append(li); });
-  T().trace.topo.slice().reverse().forEach((id) => {
-    const li = chip(id, id in T().stepOf || id === T().trace.output ? "" : "idle");
+  T().topo.forEach((id) => { const li = chip(id); chips.topo.set(id, li); topo.append(li); });
+  T().topo.slice().reverse().forEach((id) => {
+    const li = chip(id, id in T().stepOf || id === T().output ? "" : "idle");
     chips.back.set(id, li);
     back.append(li);
   });
@@ -48,7 +48,7 @@ export function renderStrips() {
     if (!li) return;
     const cur = !fwd && st && st.node === id;
     li.setAttribute("aria-current", cur ? "true" : "false");
-    const s = id === T().trace.output ? 0 : T().stepOf[id];
+    const s = id === T().output ? T().outputStep : T().stepOf[id];
     li.classList.toggle("done", !fwd && s !== undefined && s < state.step && !cur);
     li.classList.toggle("hover", id === state.hover);
   };

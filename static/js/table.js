@@ -4,13 +4,26 @@ import { $, $$, on } from "./dom.js";
 import { cps, exact, fmt, fmtCell, shapeBadge, shapeOf } from "./format.js";
 import { t } from "./i18n.js";
 import { state } from "./store.js";
-import { T, fwdCount, inForward, nodeLabel, setPos } from "./trace.js";
+import { T, fwdCount, inForward, inPassOf, nodeLabel, passOf, setPos } from "./trace.js";
 
 const MAX_TABLE_CELLS = 5000;
 // A table wider than this many grads has cells only in the columns on show (and half a box
 // either side): the rest of each row is one empty cell. A browser lays a table out as a
 // whole, so a step that adds a row costs in proportion to every cell in it.
 const WIDE_TABLE = 40;
+// A table of passes with more cells than this shows the rows of three passes at a time.
+const PASS_WINDOW_CELLS = 1500;
+
+// [first, last] rows of the pass on show and the kept passes before and after it, or null.
+function passSpan() {
+  const ps = T().passes;
+  if (!ps || T().pass === null) return null;
+  const p = T().pass;
+  let lo = p, hi = p;
+  for (let j = p - 1; j >= 0; j--) if (ps[j].kept) { lo = j; break; }
+  for (let j = p + 1; j < ps.length; j++) if (ps[j].kept) { hi = j; break; }
+  return [ps[lo].first_step, ps[hi].last_step];
+}
 
 let tableWindow = null; // [first, last] rows rendered, when the table is too large for all
 let tableCols = null; // [first, last] columns (indices into T().cols) with cells, when wide
@@ -134,6 +147,7 @@ export function buildTable() {
       const td = document.createElement("td");
       td.dataset.node = id;
       const v = state.contrast.grads[id];
+      if (v === undefined) { td.classList.add("other-pass"); tr.append(td); return; } // another pass's node
       setCell(td, v);
       const final = T().byId[id].grad;
       if (JSON.stringify(v) !== JSON.stringify(final)) {
@@ -155,11 +169,19 @@ function renderTableBody(force) {
   const rows = T().trace.steps.length, cols = Math.max(1, T().cols.length);
   let first = 0, last = rows - 1;
   const note = $("#table-note");
-  const windowed = rows * cols > MAX_TABLE_CELLS;
+  let windowed = rows * cols > MAX_TABLE_CELLS;
   if (windowed) {
     const half = Math.max(5, Math.floor(MAX_TABLE_CELLS / cols / 2));
     first = Math.max(0, state.step - half);
     last = Math.min(rows - 1, state.step + half);
+  }
+  // A long loop of passes: the rows of the pass on show and the kept passes either side (a
+  // step into the next pass lays out a few rows, not the whole table).
+  const span = rows * cols > PASS_WINDOW_CELLS ? passSpan() : null;
+  if (span) {
+    first = Math.max(first, span[0]);
+    last = Math.min(last, span[1]);
+    windowed = windowed || first > 0 || last < rows - 1;
   }
   const shown = tableWindow;
   if (!force && shown && shown[0] === first && shown[1] === last) return false;
@@ -204,13 +226,23 @@ function buildRows(first, last) {
     brief.className = "row-brief";
     brief.textContent = nodeLabel(st.node);
     th.append(k + " · ", full, brief);
+    const p = passOf(k);
+    if (p !== null && T().passes[p].first_step === k) {
+      // A pass begins: its seed row says which pass, and what started it.
+      tr.classList.add("pass-start");
+      const mark = document.createElement("span");
+      mark.className = "pass-mark";
+      mark.textContent = passWords(p);
+      th.prepend(mark);
+    }
     tr.append(th);
     if (c0 > 0) tr.append(gapCell(c0));
     for (let c = c0; c <= c1; c++) {
       const id = T().cols[c];
       const td = document.createElement("td");
       td.dataset.node = id;
-      setCell(td, grads[id]);
+      if (inPassOf(id, k)) setCell(td, grads[id]);
+      else td.classList.add("other-pass"); // a node of the pass on show, at a step of another
       if (st.grads && id in st.grads) td.classList.add("changed");
       if (id === state.hover) td.classList.add("hover");
       tr.append(td);
@@ -218,6 +250,19 @@ function buildRows(first, last) {
     frag.append(tr);
   }
   return frag;
+}
+
+// "Pass 2 of 3: loss.backward() at line 5", from the pass's line of the program.
+export function passWords(p) {
+  const ps = T().passes;
+  return t("pass_row", { k: p + 1, n: ps.length, call: passCall(p), line: ps[p].line });
+}
+
+// The statement that ran pass p, as the program writes it.
+export function passCall(p) {
+  const line = T().passes[p].line;
+  const text = line ? (state.source.split("\n")[line - 1] || "").trim() : "";
+  return text.length > 60 ? text.slice(0, 59) + "…" : text;
 }
 
 function gapCell(span) {

@@ -32,6 +32,7 @@ from engine.language.values import (
 )
 from engine.library import (
     constructors,  # noqa: F401  (the tensors a program makes register)
+    functional,
     methods,
 )
 from engine.library.builtins import BUILTINS, print_call
@@ -91,6 +92,11 @@ MODULES: dict[str, dict[str, Any]] = {
     "jax.nn": {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax")},
     "jax.lax": {"stop_gradient": "const"},
 }
+# --- issue 25, the functional transforms (engine/library/functional.py) and jax.random ---
+MODULES["torch.func"] = {**MODULES["torch.func"], **functional.TORCH_FUNC}
+MODULES["torch.autograd.functional"] = dict(functional.AUTOGRAD_FUNCTIONAL)
+MODULES["jax"] = {**MODULES["jax"], **functional.JAX}
+# --- end of issue 25's transforms ---
 # Where the ops' own spellings live (each op says its torch_name and jax_name): the modules
 # whose attribute of that name is the op, and the library's name for the op where it is not
 # the op's own (max and min of two values are maximum and minimum).

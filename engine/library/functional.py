@@ -222,8 +222,8 @@ def push(
         tangents.append(tv)
     if not graph:
         found = tangents_of(it, ys, xs, [np.array(t.data) for t in tangents], call)
-        if it.output is None and not it.passes.passes:
-            it.output = ys[0]  # no pass of its own: the function's graph is the run's output
+        if it.passes.forward_output is None:
+            it.passes.forward_output = ys[0]  # the run's output if it makes no pass
         return [it.constant(t, call) for t in found]
     out = []
     for y in ys:

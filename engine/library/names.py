@@ -33,6 +33,7 @@ from engine.language.values import (
 from engine.library import (
     constructors,  # noqa: F401  (the tensors a program makes register)
     functional,
+    jax_random,
     methods,
 )
 from engine.library.builtins import BUILTINS, print_call
@@ -96,6 +97,7 @@ MODULES: dict[str, dict[str, Any]] = {
 MODULES["torch.func"] = {**MODULES["torch.func"], **functional.TORCH_FUNC}
 MODULES["torch.autograd.functional"] = dict(functional.AUTOGRAD_FUNCTIONAL)
 MODULES["jax"] = {**MODULES["jax"], **functional.JAX}
+MODULES["jax.random"] = dict(jax_random.JAX_RANDOM)
 # --- end of issue 25's transforms ---
 # Where the ops' own spellings live (each op says its torch_name and jax_name): the modules
 # whose attribute of that name is the op, and the library's name for the op where it is not

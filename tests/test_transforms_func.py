@@ -253,3 +253,12 @@ def test_a_hessian_of_a_thousand_node_graph_is_refused_by_the_meter_fast() -> No
     e = refused(source)
     assert time.monotonic() - start < 3.0
     assert e.status == 413 and (e.line, e.column) == (8, 7), e.message
+
+
+def test_an_allowed_modules_names_never_used_are_accepted_and_refused_where_used() -> None:
+    (g,) = ours(
+        "from jax import grad, pmap, checkpoint\ndef f(x):\n    return x * x\nout = grad(f)(3.0)"
+    )
+    assert g == 6.0
+    e = refused("from jax import grad, pmap\ndef f(x):\n    return x * x\nout = pmap(f)(3.0)")
+    assert (e.line, e.column) == (1, 1) and "jax.pmap is not supported" in e.message

@@ -213,9 +213,18 @@ def imported(it: Interpreter, node: ast.Import | ast.ImportFrom) -> list[tuple[s
             out.append((local, Module(full)))
         elif alias.name in MODULES[module] or alias.name in CONSTANTS:
             out.append((local, module_attribute(it, full, node, "import")))
-        else:
+        elif alias.name.startswith("_") or local in names_read(it):
             raise function_error(it, full, node, "import")
+        # else: a name of an allowed module the program never uses (issue 25): accepted
     return out
+
+
+def names_read(it: Interpreter) -> frozenset[str]:
+    """Every name the program reads somewhere (an import it never reads does nothing)."""
+    tree = it.src.tree
+    return frozenset(
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    )
 
 
 def module_refused(it: Interpreter, path: str, node: Any) -> Any:

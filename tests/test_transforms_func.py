@@ -262,3 +262,32 @@ def test_an_allowed_modules_names_never_used_are_accepted_and_refused_where_used
     assert g == 6.0
     e = refused("from jax import grad, pmap\ndef f(x):\n    return x * x\nout = pmap(f)(3.0)")
     assert (e.line, e.column) == (1, 1) and "jax.pmap is not supported" in e.message
+
+
+# The Python the published transform examples use (issue 25, item 4), each checked by JAX.
+PYTHON_CASES = {
+    "function-argument": "def apply(fn, v):\n    return fn(v)\n"
+    "def sq(t):\n    return jnp.sum(t * t)\nout = apply(jax.grad(sq), jnp.array([1.0, 2.0]))",
+    "lambda-argument": "def apply(fn, v):\n    return fn(v)\n"
+    "out = apply(jax.grad(lambda t: jnp.sin(t) * 2), 0.3)",
+    "chained-assignment": "a = b = jnp.array([1.0, 2.0])\n"
+    "out = jax.grad(lambda t: jnp.sum(t * b))(a)",
+    "booleans-is-none-mod": "flag = True\naux = None\nn = 7 % 3\n"
+    "def f(x):\n    if flag and aux is None and n == 1:\n        return x ** 3\n    return x\n"
+    "out = jax.grad(f)(2.0)",
+    "star-args": "params = [2.0, 3.0]\ndef f(x, y):\n    return x * y * y\n"
+    "out = jax.grad(f, argnums=(0, 1))(*params)",
+    "membership": "def f(x):\n    total = 0.0\n    for epoch in range(4):\n"
+    "        if epoch in {0, 3} or epoch in (1,):\n            total = total + x * epoch\n"
+    "    return total\nout = jax.grad(f)(1.5)",
+    "comprehension-in-array": "def f(x):\n"
+    "    return jnp.sum(jnp.array([x * i for i in range(3)]))\n"
+    "out = jax.grad(f)(2.0)",
+    "name-shadows-grad": "from jax import grad\ndef f(x):\n    return x ** 2\n"
+    "grad_f = grad(f)\ngrad = grad_f(3.0)\nout = grad",
+}
+
+
+@pytest.mark.parametrize("source", PYTHON_CASES.values(), ids=PYTHON_CASES.keys())
+def test_the_python_of_the_published_examples_runs_as_jax_runs_it(source: str) -> None:
+    same(JAX + source, rtol=2e-5)

@@ -15,6 +15,7 @@ The work of a Jacobian (rows × the graph) is charged against max_ops before the
 
 from __future__ import annotations
 
+import ast
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -44,14 +45,38 @@ def parameter(f: Any, i: int) -> str:
     return "x"
 
 
-def as_input(it: Interpreter, x: Any, call: Any, name: str) -> Value:
-    """x as a value to differentiate at: itself where it is one already, else a leaf."""
+def as_input(it: Interpreter, x: Any, call: Any, name: str, f: Any = None) -> Value:
+    """x as a value to differentiate at: itself where it is one already (its pass shown on
+    it), else a leaf; a fresh leaf too where f also reads x by a name of its own (`a = b`
+    and f(t) = t·b: b is a constant to JAX's grad, not the point differentiated at)."""
     if isinstance(x, Pending):
         x = it.materialize(x, call)
-    if isinstance(x, Value) and x.requires_grad:
+    if isinstance(x, Value) and x.requires_grad and not closes_over(it, f, x):
         return x
     data = np.array(it.tensor(x, call).data, dtype=np.float64)
     return it.leaf(data, call, name=name)
+
+
+def closes_over(it: Interpreter, f: Any, x: Value) -> bool:
+    """Does f's body read x by a name from outside it (its scopes, then the program's)?"""
+    if not isinstance(f, Closure):
+        return False
+    outside = {
+        n.id
+        for n in ast.walk(f.node)
+        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id not in f.own
+    }
+    scope = f.scope
+    while scope is not None:
+        if any(same_value(scope.vars[n], x) for n in outside & set(scope.vars)):
+            return True
+        outside -= set(scope.vars)
+        scope = scope.parent
+    return any(same_value(it.env[n], x) for n in outside & set(it.env))
+
+
+def same_value(v: Any, x: Value) -> bool:
+    return v is x or (isinstance(v, Pending) and v.node is x)
 
 
 def is_tree(v: Any) -> bool:
@@ -73,12 +98,12 @@ def inputs(
             raise it.error("transform_argnums", where, "arguments", i=str(i), n=len(args))
         a, name = args[i], parameter(f, i % len(args))
         if is_tree(a):
-            made = [as_input(it, x, call, f"{name}[{j}]") for j, x in enumerate(a)]
+            made = [as_input(it, x, call, f"{name}[{j}]", f) for j, x in enumerate(a)]
             args[i] = type(a)(made)
             shape.append(len(made))
             flat.extend(made)
         else:
-            args[i] = as_input(it, a, call, name)
+            args[i] = as_input(it, a, call, name, f)
             shape.append(None)
             flat.append(args[i])
     return args, flat, shape

@@ -172,12 +172,21 @@ EXPECTED: dict[str, Any] = {
     "microgpt_lesson_training_loop_plain": None,
     # Issue 25's transforms: their printed numbers are JAX's, checked by running jax on the
     # same file (tests/test_corpus_transforms.py); the torch ones' relations there too.
-    **{name: (None, {}) for name in (
-        "jax_cookbook_starting_with_grad", "jax_cookbook_logistic_random",
-        "jax_cookbook_value_and_grad", "jax_cookbook_jacfwd_jacrev", "jax_cookbook_jvp",
-        "jax_cookbook_vjp", "jax_cookbook_hvp", "jax_vmap_batched_grad",
-        "pytorch_autograd_functional_hessian_docs", "pytorch_autograd_functional_jacobian_docs",
-    )},  # fmt: skip
+    **{
+        name: (None, {})
+        for name in (
+            "jax_cookbook_starting_with_grad",
+            "jax_cookbook_logistic_random",
+            "jax_cookbook_value_and_grad",
+            "jax_cookbook_jacfwd_jacrev",
+            "jax_cookbook_jvp",
+            "jax_cookbook_vjp",
+            "jax_cookbook_hvp",
+            "jax_vmap_batched_grad",
+            "pytorch_autograd_functional_hessian_docs",
+            "pytorch_autograd_functional_jacobian_docs",
+        )
+    },  # fmt: skip
     "jax_autodiff_higher_order": (None, {}),
     "pytorch_func_grad_docs": None,
 }

@@ -291,3 +291,40 @@ PYTHON_CASES = {
 @pytest.mark.parametrize("source", PYTHON_CASES.values(), ids=PYTHON_CASES.keys())
 def test_the_python_of_the_published_examples_runs_as_jax_runs_it(source: str) -> None:
     same(JAX + source, rtol=2e-5)
+
+
+# Escape attempts and odd arguments through each new construct: each refused with a position
+# (never a crash), the large ones by the meter before the work.
+HOSTILE = [
+    ("recursion", "def f(x):\n    return jax.grad(f)(x)\nout = f(1.0)", 400),
+    ("self-hessian", "f = lambda x: jax.hessian(f)(x)\nout = f(jnp.ones(2))", 400),
+    ("jit-eval", "g = jax.jit(eval)", 400),
+    ("grad-of-module", "out = jax.grad(jax)(1.0)", 400),
+    ("vmap-dunder", "out = jax.vmap(lambda x: x.__class__)(jnp.ones(3))", 400),
+    ("in-axes-text", "out = jax.vmap(lambda x: x, in_axes='a')(jnp.ones(3))", 400),
+    ("out-axes-text", "out = jax.vmap(lambda x: x, out_axes='a')(jnp.ones(3))", 400),
+    ("in-axes-huge", "out = jax.vmap(lambda x: x, in_axes=10**20)(jnp.ones(3))", 400),
+    ("argnums-text", "out = jax.grad(lambda x: x, argnums='a')(1.0)", 400),
+    (
+        "minval-tensor",
+        "x = jax.random.uniform(jax.random.PRNGKey(0), (2,), minval=jnp.ones(3))",
+        400,
+    ),
+    ("split-huge", "ks = jax.random.split(jax.random.PRNGKey(0), 10**9)", 413),
+    (
+        "nested-vmap",
+        "f = jax.vmap(jax.vmap(jax.vmap(lambda x: x * 2)))\nout = f(jnp.ones((100, 100, 1)))",
+        413,
+    ),
+    ("jacrev-huge", "out = jax.jacrev(jnp.sin)(jnp.ones(5000))", 413),
+    ("jacfwd-huge", "out = jax.jacfwd(jnp.sin)(jnp.ones(5000))", 413),
+    ("hessian-huge", "out = jax.hessian(lambda x: jnp.sum(jnp.sin(x)))(jnp.ones(3000))", 413),
+]
+
+
+@pytest.mark.parametrize("source,status", [h[1:] for h in HOSTILE], ids=[h[0] for h in HOSTILE])
+def test_hostile_programs_through_the_transforms_are_refused_fast(source: str, status: int) -> None:
+    start = time.monotonic()
+    e = refused(JAX + source)
+    assert time.monotonic() - start < 1.0
+    assert e.status == status and e.line is not None and e.line >= 3, e.message

@@ -35,7 +35,10 @@ if TYPE_CHECKING:
 # --- the inputs and the function's run ----------------------------------------------------
 def function_of(it: Interpreter, f: Any, node: Any) -> Any:
     if not isinstance(f, Closure | Function):
-        raise it.error("grad_needs_function", argument_node(node, 0), "arguments", v=describe(f))
+        func = getattr(node, "func", None)
+        name = it.src.segment(it.where(func)) if func is not None else "grad"
+        raise it.error("transform_needs_function", argument_node(node, 0), "arguments",
+                       name=name[:40], v=describe(f))  # fmt: skip
     return f
 
 
@@ -181,6 +184,8 @@ def jacobian_rows(
     it: Interpreter, y: Value, xs: list[Value], call: Any, graph: bool
 ) -> list[Value]:
     """∂y/∂x for each x, of shape y.shape + x.shape: one pullback per element of y."""
+    for x in xs:  # the answer's size, before the first row
+        it.check_shape(y.data.shape + x.data.shape, call)
     charge(it, y.data.size, [y], call)
     rows: list[list[Value]] = []
     for k in np.ndindex(y.data.shape):
@@ -391,6 +396,8 @@ def jacobian_function(f: Any, argnums: Any, has_aux: bool, how: str, node: Any =
 
 def forward_jacobian(it: Interpreter, y: Value, xs: list[Value], call: Any, graph: bool) -> list:
     """∂y/∂x by forward mode: one tangent pass per element of each x, seeded one-hot."""
+    for x in xs:
+        it.check_shape(y.data.shape + x.data.shape, call)
     charge(it, sum(x.data.size for x in xs), [y], call)
     out = []
     for j, x in enumerate(xs):
@@ -549,11 +556,12 @@ def take(it: Interpreter, x: Any, axis: int, k: int, call: Any) -> Value:
 
 
 def axes_for(it: Interpreter, axes: Any, n: int, call: Any) -> list[Any]:
+    """in_axes (out_axes) as one axis or None per argument (result)."""
     if isinstance(axes, tuple | list):
         if len(axes) != n:
             raise it.error("vmap_axes", call, "arguments", n=n, m=len(axes))
-        return list(axes)
-    return [axes] * n
+        return [None if a is None else it.whole(a, call) for a in axes]
+    return [None if axes is None else it.whole(axes, call)] * n
 
 
 def vmap_function(f: Any, in_axes: Any, out_axes: Any) -> Function:
@@ -584,14 +592,14 @@ def vmap_function(f: Any, in_axes: Any, out_axes: Any) -> Function:
             outs = axes_for(it, out_axes, len(results[0]), call)
             return tuple(join(it, [r[i] for r in results], outs[i], call)
                          for i in range(len(results[0])))  # fmt: skip
-        return join(it, results, out_axes, call)
+        return join(it, results, axes_for(it, out_axes, 1, call)[0], call)
 
     return Function(name, run)
 
 
 def join(it: Interpreter, parts: list[Any], axis: Any, call: Any) -> Value:
     values = tuple(it.tensor(p, call) for p in parts)
-    return it.op(ops.Stack(int(axis), len(values)), values, call)
+    return it.op(ops.Stack(0 if axis is None else axis, len(values)), values, call)
 
 
 @special("jax_vmap", "fun", in_axes=0, out_axes=0, axis_name=None, axis_size=None,

@@ -20,7 +20,7 @@ import numpy as np
 from engine.language.calls import argument_node
 from engine.language.values import Opaque, describe
 from engine.library.constructors import made
-from engine.library.functions import sizes
+from engine.library.functions import number, sizes
 from engine.library.transforms import special
 
 if TYPE_CHECKING:
@@ -158,7 +158,7 @@ def uniform(it: Interpreter, node: Any, key: Any, shape: Any, dtype: Any, minval
             maxval: Any) -> Any:  # fmt: skip
     words = key_words(it, key, argument_node(node, 0))
     dims = shape_of(it, () if shape is None else shape, node)
-    lo, hi = (float(it.tensor(v, node).data) for v in (minval, maxval))
+    lo, hi = (number(it, v, node) for v in (minval, maxval))
     return made(it, uniform_f32(words, dims, lo, hi).astype(np.float64), node, False)
 
 

@@ -328,3 +328,16 @@ def test_hostile_programs_through_the_transforms_are_refused_fast(source: str, s
     e = refused(JAX + source)
     assert time.monotonic() - start < 1.0
     assert e.status == status and e.line is not None and e.line >= 3, e.message
+
+
+DECORATED = {
+    "jit": "@jax.jit\ndef f(x):\n    return jnp.sum(jnp.sin(x) * 2)\n" + X + "out = jax.grad(f)(x)",
+    "grad": "@jax.grad\ndef df(x):\n    return x ** 3 + jnp.tanh(x)\nout = df(0.4)",
+    "own": "def twice(g):\n    return lambda v: 2 * g(v)\n"
+    "@twice\ndef f(x):\n    return jnp.sin(x)\nout = jax.grad(f)(0.3)",
+}
+
+
+@pytest.mark.parametrize("source", DECORATED.values(), ids=DECORATED.keys())
+def test_a_decorator_that_is_a_function_applies_as_pythons_does(source: str) -> None:
+    same(JAX + source, rtol=2e-5)

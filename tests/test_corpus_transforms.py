@@ -27,6 +27,9 @@ JAX_FILES = [
     "jax_autodiff_higher_order",
     "jax_vmap_batched_grad",
     "d2l_autograd_control_flow_jax",
+    "jax_quickstart_grad",
+    "jax_quickstart_hessian",
+    "jax_jit_decorated_grad",
 ]
 # The numbers of a printed line: JAX's reprs (Array(…, dtype=float32)) name a dtype, whose
 # digits are not numbers of the answer.

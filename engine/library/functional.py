@@ -625,7 +625,40 @@ def jit(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> 
 
 SPECIAL["jax_jit"] = Function("jit", jit)
 
+
+# --- what the transforms' documented examples check with ----------------------------------
+@special("allclose", "input", "other", rtol=1e-05, atol=1e-08, equal_nan=False,
+         usage="allclose(a, b)")  # fmt: skip
+def allclose(it: Interpreter, node: Any, input: Any, other: Any, rtol: Any, atol: Any,  # noqa: A002
+             equal_nan: Any) -> bool:  # fmt: skip
+    """torch.allclose / np.allclose: |a − b| ≤ atol + rtol·|b| everywhere (a Python bool)."""
+    a, b = (np.asarray(it.tensor(v, node).data) for v in (input, other))
+    try:
+        return bool(np.allclose(a, b, rtol=float(rtol), atol=float(atol),
+                                equal_nan=bool(equal_nan)))  # fmt: skip
+    except ValueError:
+        raise it.error("backward_seed_shape", node, "shape", name="allclose",
+                       a=str(a.shape), b=str(b.shape)) from None  # fmt: skip
+
+
+@special("diag", "input", usage="diag(v)")
+def diag(it: Interpreter, node: Any, input: Any) -> Value:  # noqa: A002
+    """torch.diag: a vector's diagonal matrix (eye·v), or a matrix's diagonal (Σ over eye·M's
+    rows), made of the graph's own ops so it differentiates."""
+    v = it.tensor(input, node)
+    if v.data.ndim not in (1, 2):
+        raise it.error("vmap_axis", node, "shape", axis=0, shape=str(v.data.shape))
+    n = v.data.shape[0] if v.data.ndim == 1 else min(v.data.shape)
+    it.check_shape((n, n), node)
+    eye = it.constant(np.eye(n) if v.data.ndim == 1 else np.eye(*v.data.shape), node)
+    product = it.op(ops.Mul(), (eye, v), node)
+    if v.data.ndim == 1:
+        return product
+    return it.op(ops.Sum(axis=1 if v.data.shape[0] <= v.data.shape[1] else 0), (product,), node)
+
+
 # Module spellings of these (names.py adds them to MODULES).
+TORCH = {"allclose": "allclose", "diag": "diag"}
 TORCH_FUNC = {
     "grad": "func_grad", "grad_and_value": "func_grad_and_value", "vjp": "func_vjp",
     "jvp": "func_jvp", "jacrev": "func_jacrev", "jacfwd": "func_jacfwd",

@@ -92,3 +92,55 @@ def test_the_published_autograd_functional_examples_hold_their_relations() -> No
     for i, j in np.ndindex(2, 2):
         J[i, i, j] = np.exp(x[i, j])  # row i of Σ_j exp(x_ij) depends on row i of x only
     np.testing.assert_allclose(shown(run), J.ravel(), atol=5e-5)
+
+
+def adder(x: Any, y: Any) -> Any:
+    return 2 * x + 3 * y
+
+
+def pow_reducer(x: Any) -> Any:
+    return x.pow(3).sum()
+
+
+# file -> what torch.autograd.functional answers on the inputs gradtrace drew (and v)
+TORCH_DOCS: dict[str, Any] = {
+    "vjp": lambda af, t, x: af.vjp(adder, x, t.ones(2)),
+    "jvp": lambda af, t, x: af.jvp(adder, x, (t.ones(2), t.ones(2))),
+    "hvp": lambda af, t, x: af.hvp(pow_reducer, x, t.ones(2, 2)),
+    "vhp": lambda af, t, x: af.vhp(pow_reducer, x, t.ones(2, 2)),
+    "jacobian_tuple": lambda af, t, x: af.jacobian(lambda a, b: 2 * a.exp() + 3 * b, x),
+    "hessian_tuple": lambda af, t, x: af.hessian(
+        lambda a, b: (2 * a.pow(2) + 3 * b.pow(2)).sum(), x
+    ),
+}
+
+
+def flat_numbers(v: Any) -> list[float]:
+    if isinstance(v, tuple | list):
+        return [n for x in v for n in flat_numbers(x)]
+    return [float(n) for n in v.detach().reshape(-1)]
+
+
+@pytest.mark.parametrize("name", TORCH_DOCS)
+def test_a_documented_autograd_functional_example_shows_torchs_answer(name: str) -> None:
+    torch = pytest.importorskip("torch")
+    import torch.autograd.functional as af
+
+    source = (CORPUS / f"pytorch_autograd_functional_{name}_docs.py").read_text(encoding="utf-8")
+    run = run_program(source)
+    drawn_inputs = run.interpreter.env["inputs"]
+    if isinstance(drawn_inputs, tuple):
+        x: Any = tuple(torch.tensor(drawn_value(v), dtype=torch.float64) for v in drawn_inputs)
+    else:
+        x = torch.tensor(drawn_value(drawn_inputs), dtype=torch.float64)
+    before = torch.get_default_dtype()
+    torch.set_default_dtype(torch.float64)
+    try:
+        expected = flat_numbers(TORCH_DOCS[name](af, torch, x))
+    finally:
+        torch.set_default_dtype(before)
+    np.testing.assert_allclose(shown(run), expected, atol=5e-5)  # shown to 4 places
+
+
+def drawn_value(v: Any) -> np.ndarray:
+    return np.asarray(v.data if isinstance(v, Value) else v.node.data)

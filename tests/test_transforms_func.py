@@ -11,6 +11,8 @@ from typing import Any
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from engine import ProgramError, run_program
 from engine.autograd.value import Value
@@ -341,3 +343,44 @@ DECORATED = {
 @pytest.mark.parametrize("source", DECORATED.values(), ids=DECORATED.keys())
 def test_a_decorator_that_is_a_function_applies_as_pythons_does(source: str) -> None:
     same(JAX + source, rtol=2e-5)
+
+
+# One function, every spelling: each transform's answer the same, and torch's.
+BODIES = ["jnp.sin(x) * x[0]", "jnp.tanh(x) ** 2 + x", "jnp.exp(x / 3) * jnp.cos(x[1])"]
+SPELLINGS = {
+    "jax.jacrev": JAX + "out = jax.jacrev(f)(x0)",
+    "jax.jacfwd": JAX + "out = jax.jacfwd(f)(x0)",
+    "vmap-of-vjp": JAX + "y, back = jax.vjp(f, x0)\nout = jax.vmap(back)(jnp.eye(3))[0]",
+    "vmap-of-jvp": JAX
+    + "g = lambda t: jax.jvp(f, (x0,), (t,))[1]\nout = jax.vmap(g, out_axes=1)(jnp.eye(3))",
+    "torch.func.jacrev": FUNC + "out = jacrev(f)(x0)",
+    "torch.func.jacfwd": FUNC + "out = jacfwd(f)(x0)",
+    "autograd.functional": AF + "out = jacobian(f, x0)",
+}
+
+
+@settings(max_examples=20, deadline=None)
+@given(
+    body=st.sampled_from(BODIES),
+    x=st.lists(st.floats(-2, 2, allow_nan=False), min_size=3, max_size=3),
+)
+def test_every_spelling_of_a_jacobian_gives_the_same_answer_as_torch(body: str, x: list) -> None:
+    torch = pytest.importorskip("torch")
+    answers = []
+    for prelude in SPELLINGS.values():
+        lib = "torch" if "import torch" in prelude else "jnp"
+        text = body.replace("jnp.", "torch.") if lib == "torch" else body
+        make = "torch.tensor" if lib == "torch" else "jnp.array"
+        lines = prelude.splitlines()
+        at = next(i for i, line in enumerate(lines) if not line.startswith(("import", "from")))
+        lines[at:at] = [f"def f(x):\n    return {text}", f"x0 = {make}({x})"]
+        source = "\n".join(lines)
+        (answer,) = ours(source)
+        answers.append(answer)
+    tx = torch.tensor(x, dtype=torch.float64)
+    want = torch.autograd.functional.jacobian(
+        lambda t: eval(body.replace("jnp.", "torch."), {"torch": torch, "x": t}),
+        tx,  # noqa: S307
+    ).numpy()
+    for name, answer in zip(SPELLINGS, answers, strict=True):
+        np.testing.assert_allclose(answer, want, rtol=1e-10, atol=1e-12, err_msg=name)

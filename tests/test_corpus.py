@@ -194,6 +194,7 @@ EXPECTED: dict[str, Any] = {
             "pytorch_func_jacfwd_docs",
             "pytorch_func_hessian_docs",
             "pytorch_func_jvp_docs",
+            "pytorch_func_vjp_docs",
             # torch.autograd.functional's, compared with torch on the inputs drawn
             "pytorch_autograd_functional_vjp_docs",
             "pytorch_autograd_functional_jvp_docs",

@@ -85,6 +85,10 @@ JAX_CASES = {
     "out = jax.grad(loss)((W, b), jnp.array([[1.0, 2.0], [0.5, -1.0]]))",
     "vjp": G + X + V + "y0, f_vjp = jax.vjp(g, x)\nout = (y0, f_vjp(v))",
     "jvp": G + X + V + "out = jax.jvp(g, (x,), (v,))",
+    "vjp-two-outputs": "f = lambda x, y: (jnp.sin(x) * y, jnp.cos(x))\n"
+    + X
+    + V
+    + "y0, back = jax.vjp(f, x, y)\nout = (y0, back((v, v * 2)))",
     "linearize": G + X + V + "y0, f_jvp = jax.linearize(g, x)\nout = (y0, f_jvp(v))",
     "jacrev": G + X + "out = jax.jacrev(g)(x)",
     "jacfwd": G + X + "out = jax.jacfwd(g)(x)",
@@ -132,6 +136,10 @@ FUNC_CASES = {
     "grad-grad": "def f(x):\n    return torch.tanh(x) ** 3\nout = grad(grad(f))(torch.tensor(0.7))",
     "vjp": TG + TX + TV + "y0, f_vjp = vjp(g, x)\nout = (y0, f_vjp(v))",
     "jvp": TG + TX + TV + "out = jvp(g, (x,), (v,))",
+    "vjp-two-outputs": "f = lambda x: (x.sin(), x.cos() * x)\n"
+    + TX
+    + TV
+    + "y0, back = vjp(f, x)\nout = (y0, back((v, -v)))",
     "jacrev": TG + TX + "out = jacrev(g)(x)",
     "jacfwd": TG + TX + "out = jacfwd(g)(x)",
     "jacrev-argnums": T2.replace(".sum()", "") + TX + "out = jacrev(f, argnums=(0, 1))(x, y)",

@@ -318,16 +318,27 @@ def func_vjp(it: Interpreter, node: Any, f: Any, primals: Any, has_aux: Any) -> 
     nums = tuple(range(len(primals)))
     args, xs, shape = inputs(it, f, list(primals), nums, node)
     y, aux = split_aux(it, run_inside(it, f, args, {}, node), has_aux, node)
-    y = output(it, y, f, node)
+    many = isinstance(y, tuple)  # f of several outputs: a cotangent for each
+    ys = [output(it, v, f, node) for v in (y if many else (y,))]
 
     def back(it: Interpreter, vs: list[Any], kwargs: dict[str, Any], call: Any) -> Any:
         if len(vs) != 1:
             raise it.error("grad_needs_point", call, "arguments", name="vjp_fn")
-        seed = cotangent(it, vs[0], y, call)
-        return regroup(pullback(it, y, xs, seed, call, graph), shape, nums)
+        given = tuple_of(it, vs[0], call, "cotangents") if many else (vs[0],)
+        if len(given) != len(ys):
+            raise it.error("transform_tangents", call, "arguments", n=len(ys), m=len(given))
+        seeds = [cotangent(it, v, yi, call) for v, yi in zip(given, ys, strict=True)]
+        if not many:
+            return regroup(pullback(it, ys[0], xs, seeds[0], call, graph), shape, nums)
+        total: Any = None  # Σ ⟨yᵢ, vᵢ⟩: one pass back through every output at once
+        for yi, seed in zip(ys, seeds, strict=True):
+            term = it.op(ops.Sum(), (it.op(ops.Mul(), (yi, it.constant(seed, call)), call),), call)
+            total = term if total is None else it.op(ops.Add(), (total, term), call)
+        return regroup(pullback(it, total, xs, None, call, graph), shape, nums)
 
     fn = Function(f"vjp({f.name})", back)
-    return (shown(it, y, node, graph), fn, aux) if has_aux else (shown(it, y, node, graph), fn)
+    out = tuple(shown(it, v, node, graph) for v in ys) if many else shown(it, ys[0], node, graph)
+    return (out, fn, aux) if has_aux else (out, fn)
 
 
 def tuple_of(it: Interpreter, v: Any, node: Any, what: str) -> tuple:

@@ -82,6 +82,15 @@ def test_a_program_draws_jaxs_numbers_and_prints_them_as_numpy_does() -> None:
     assert ulps(e["z"], jax.random.normal(jax.random.split(jax.random.PRNGKey(7), 3)[2])) <= 4
 
 
+def test_a_typed_key_prints_as_jax_prints_it() -> None:
+    source = (
+        "import jax\nk = jax.random.key(42)\nprint(k)\n"
+        "a, b = jax.random.split(k)\nprint(a)\nout = 1.0"
+    )
+    theirs = [str(jax.random.key(42)), str(jax.random.split(jax.random.key(42))[0])]
+    assert [p["text"] for p in run_program(source).printed] == theirs
+
+
 def test_a_loss_of_drawn_weights_differentiates_against_jax() -> None:
     source = (
         "import jax\nimport jax.numpy as jnp\nkey = jax.random.PRNGKey(42)\n"

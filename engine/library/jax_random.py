@@ -110,8 +110,10 @@ def normal_f32(key: np.ndarray, shape: tuple[int, ...]) -> np.ndarray:
 
 
 # --- the program's spellings ---------------------------------------------------------------
-def key_value(words: np.ndarray) -> Opaque:
-    return Opaque("prng_key", {"words": words, "shown": str(words)})
+def key_value(words: np.ndarray, typed: bool) -> Opaque:
+    """A key: its two words, printed as JAX prints it (a typed key of jax.random.key says so)."""
+    shown = f"Array((), dtype=key<fry>) overlaying:\n{words}" if typed else str(words)
+    return Opaque("prng_key", {"words": words, "shown": shown, "typed": typed})
 
 
 def key_words(it: Interpreter, key: Any, node: Any) -> np.ndarray:
@@ -125,7 +127,7 @@ def prng_key(it: Interpreter, node: Any, seed: Any, impl: Any) -> Opaque:
     s = it.whole(seed, argument_node(node, 0))
     if not -(2**31) <= s < 2**31:  # JAX without x64: the seed is an int32
         raise it.error("prng_seed_range", argument_node(node, 0), "arguments", seed=s)
-    return key_value(seed_key(s))
+    return key_value(seed_key(s), typed=getattr(node.func, "attr", "") == "key")
 
 
 @special("jax_split", "key", num=2, usage="jax.random.split(key, num=2)")
@@ -135,7 +137,7 @@ def split(it: Interpreter, node: Any, key: Any, num: Any) -> tuple[Opaque, ...]:
     if n < 0:
         raise it.error("negative_size", node, "shape", shape=str((n,)))
     it.check_items(n, node)
-    return tuple(key_value(k) for k in split_keys(words, n))
+    return tuple(key_value(k, key.state["typed"]) for k in split_keys(words, n))
 
 
 def shape_of(it: Interpreter, shape: Any, node: Any) -> tuple[int, ...]:

@@ -188,6 +188,7 @@ EXPECTED: dict[str, Any] = {
             "jax_quickstart_grad",
             "jax_quickstart_hessian",
             "jax_jit_decorated_grad",
+            "jax_cookbook_hvp_grad_of_grad",
             # torch.func's doc examples: random x, checked by their own asserts
             "pytorch_func_grad_docs",
             "pytorch_func_jacrev_docs",

@@ -30,6 +30,7 @@ JAX_FILES = [
     "jax_quickstart_grad",
     "jax_quickstart_hessian",
     "jax_jit_decorated_grad",
+    "jax_cookbook_hvp_grad_of_grad",
 ]
 # The numbers of a printed line: JAX's reprs (Array(…, dtype=float32)) name a dtype, whose
 # digits are not numbers of the answer.

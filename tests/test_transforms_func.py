@@ -113,6 +113,9 @@ JAX_CASES = {
     "vmap-grad": "def f(x):\n    return jnp.tanh(x) * x\n"
     "out = jax.vmap(jax.grad(f))(jnp.array([0.0, 0.5, 2.0]))",
     "jit": "def f(x):\n    return jnp.sum(jnp.sin(x))\n" + X + "out = jax.jit(jax.grad(f))(x)",
+    "vdot-allclose": X
+    + "out = (jnp.vdot(x, y), jnp.allclose(x, x + 1e-9), jnp.allclose(x, y))"
+    + "\ny0 = jnp.sum(x)",
 }
 
 

@@ -648,7 +648,7 @@ def allclose(it: Interpreter, node: Any, input: Any, other: Any, rtol: Any, atol
         return bool(np.allclose(a, b, rtol=float(rtol), atol=float(atol),
                                 equal_nan=bool(equal_nan)))  # fmt: skip
     except ValueError:
-        raise it.error("backward_seed_shape", node, "shape", name="allclose",
+        raise it.error("shapes_differ", node, "shape", name="allclose",
                        a=str(a.shape), b=str(b.shape)) from None  # fmt: skip
 
 
@@ -666,6 +666,17 @@ def diag(it: Interpreter, node: Any, input: Any) -> Value:  # noqa: A002
     if v.data.ndim == 1:
         return product
     return it.op(ops.Sum(axis=1 if v.data.shape[0] <= v.data.shape[1] else 0), (product,), node)
+
+
+@special("vdot", "a", "b", usage="vdot(a, b)")
+def vdot(it: Interpreter, node: Any, a: Any, b: Any) -> Value:
+    """jnp.vdot / np.vdot: Σ aᵢbᵢ over both flattened (real numbers: no conjugate)."""
+    x, y = it.tensor(a, node), it.tensor(b, node)
+    if x.data.size != y.data.size:
+        raise it.error("shapes_differ", node, "shape", name="vdot",
+                       a=str(x.data.shape), b=str(y.data.shape))  # fmt: skip
+    flat = [it.op(ops.Reshape((v.data.size,)), (v,), node) for v in (x, y)]
+    return it.op(ops.Sum(), (it.op(ops.Mul(), tuple(flat), node),), node)
 
 
 # Module spellings of these (names.py adds them to MODULES).

@@ -99,7 +99,8 @@ MODULES["torch.autograd.functional"] = dict(functional.AUTOGRAD_FUNCTIONAL)
 MODULES["jax"] = {**MODULES["jax"], **functional.JAX}
 MODULES["jax.random"] = dict(jax_random.JAX_RANDOM)
 _TORCH.update(functional.TORCH)
-MODULES["numpy"]["allclose"] = MODULES["jax.numpy"]["allclose"] = "allclose"
+for _m in ("numpy", "jax.numpy"):
+    MODULES[_m].update({"allclose": "allclose", "vdot": "vdot"})
 # --- end of issue 25's transforms ---
 # Where the ops' own spellings live (each op says its torch_name and jax_name): the modules
 # whose attribute of that name is the op, and the library's name for the op where it is not

@@ -112,7 +112,14 @@ PARSER_ESCAPES: list[Case] = [
     ("escape", "from-import", "from os import system", 400, "import", None),
     ("escape", "import-os-call", "import os\nos.system('id')", 400, "import", None),
     ("escape", "relative-import", "from . import x", 400, "import", None),
-    ("escape", "from-torch-import-hub", "from torch import hub", 400, "import", None),
+    (
+        "escape",
+        "from-torch-import-hub",
+        "from torch import hub\nhub.load('x')",
+        400,
+        "import",
+        None,
+    ),
     ("escape", "from-numpy-dunder", "from numpy import __version__", 400, "import", None),
     (
         "escape",

@@ -441,7 +441,14 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
         "import",
         "importing torch.fft is not supported",
     ),
-    ("from-import-module", "from torch import fft", 1, 1, "import", "torch.fft is not supported"),
+    (
+        "from-import-module",
+        "from torch import fft\nfft(2)",
+        1,
+        1,
+        "import",
+        "torch.fft is not supported",
+    ),
     ("import-star", "from math import *", 1, 1, "invalid", "import * is not supported"),
     (
         "missing-function-of-a-module",

@@ -26,7 +26,9 @@ from engine.language.scopes import bind
 from engine.language.sequences import iterate
 from engine.language.values import (
     Break,
+    Closure,
     Continue,
+    Function,
     Grad,
     Ints,
     Pending,
@@ -269,13 +271,17 @@ def with_block(it: Interpreter, node: ast.With, last: bool = False) -> None:
 
 # --- functions ------------------------------------------------------------------------------
 def function_def(it: Interpreter, node: ast.FunctionDef, last: bool = False) -> None:
-    from engine.language.calls import make_function
+    from engine.language.calls import call_value, make_function
 
-    if node.decorator_list:
-        raise it.error("decorator", node.decorator_list[0], "unsupported")
-    if node.name in it.library.functions and node.name not in it.scan.assigned:
-        pass  # a def may shadow a language function, as in Python
-    it.set_var(node.name, make_function(it, node), node)
+    value: Any = make_function(it, node)
+    for d in reversed(node.decorator_list):  # `@jax.jit`, `@jax.grad`: f = d(f), as Python's
+        if isinstance(d, ast.Name) and d.id in it.scan.free:
+            raise it.error("decorator", d, "unsupported")
+        dec = it.eval(d)
+        if not isinstance(dec, Closure | Function):
+            raise it.error("decorator", d, "unsupported")
+        value = call_value(it, dec, [value], {}, d)
+    it.set_var(node.name, value, node)
 
 
 def return_statement(it: Interpreter, node: ast.Return, last: bool = False) -> None:

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.autograd import grids
+from engine.autograd import grids, ops
 from engine.autograd.value import Value
 from engine.language.calls import argument_node, keyword_node
 from engine.language.values import Grad, Ints, Pending, describe, is_number
@@ -41,6 +41,8 @@ def tensor(it: Interpreter, node: Any, data: Any, requires_grad: Any) -> Any:
     if isinstance(data, Value | Grad):
         array = np.array(it.tensor(data, node).data, dtype=np.float64)
         return made(it, array, node, requires_grad)
+    if not it.torch and isinstance(data, list | tuple) and holds_values(data):
+        return stacked(it, data, node)  # jnp.array([f(x) for …]): the values, stacked
     if isinstance(data, Ints):
         return (
             Ints(data.data.copy())
@@ -54,6 +56,23 @@ def tensor(it: Interpreter, node: Any, data: Any, requires_grad: Any) -> Any:
     if not (is_number(data) or isinstance(data, list | tuple | bool)):
         raise it.error("tensor_of", node, "arguments", v=describe(data))
     return made(it, it.array_of(data, node), node, requires_grad)
+
+
+def holds_values(data: Any) -> bool:
+    return any(
+        holds_values(d) if isinstance(d, list | tuple) else isinstance(d, Value | Pending | Grad)
+        for d in data
+    )
+
+
+def stacked(it: Interpreter, data: Any, node: Any) -> Value:
+    """A list of values (and numbers) as one value of the graph, as jnp.array makes it."""
+    if not data:
+        raise it.error("join_nothing", node, "arguments", name="array")
+    parts = tuple(
+        stacked(it, d, node) if isinstance(d, list | tuple) else it.tensor(d, node) for d in data
+    )
+    return it.op(ops.Stack(0, len(parts)), parts, node)
 
 
 @function("Tensor", "data", requires_grad=False, usage="torch.Tensor([numbers])")

@@ -108,8 +108,10 @@ def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
     `torch.no_grad()` (or through `.data`); w stays the same leaf."""
     from engine.language.statements import update_in_place
 
-    owner, rest = args[0], args[1:]
     name = getattr(node.func, "attr", "") or getattr(node.func, "id", "")
+    if not args:  # `torch.sin_()`: nothing to change
+        raise it.error("library_usage", node, "arguments", name=name, usage=f"{name}(x)")
+    owner, rest = args[0], args[1:]
     seen = it.passes.views.get(getattr(owner, "seq", -1))  # `w.data.sub_(…)`: not recorded
     owner = it.tensor(owner, node) if seen is None else seen
     if seen is None and it.grad_enabled and owner.requires_grad:

@@ -32,6 +32,8 @@ from engine.language.values import (
 )
 from engine.library import (
     constructors,  # noqa: F401  (the tensors a program makes register)
+    functional,
+    jax_random,
     methods,
 )
 from engine.library.builtins import BUILTINS, print_call
@@ -91,6 +93,15 @@ MODULES: dict[str, dict[str, Any]] = {
     "jax.nn": {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax")},
     "jax.lax": {"stop_gradient": "const"},
 }
+# --- issue 25, the functional transforms (engine/library/functional.py) and jax.random ---
+MODULES["torch.func"] = {**MODULES["torch.func"], **functional.TORCH_FUNC}
+MODULES["torch.autograd.functional"] = dict(functional.AUTOGRAD_FUNCTIONAL)
+MODULES["jax"] = {**MODULES["jax"], **functional.JAX}
+MODULES["jax.random"] = dict(jax_random.JAX_RANDOM)
+_TORCH.update(functional.TORCH)
+for _m in ("numpy", "jax.numpy"):
+    MODULES[_m].update({"allclose": "allclose", "vdot": "vdot"})
+# --- end of issue 25's transforms ---
 # Where the ops' own spellings live (each op says its torch_name and jax_name): the modules
 # whose attribute of that name is the op, and the library's name for the op where it is not
 # the op's own (max and min of two values are maximum and minimum).
@@ -205,9 +216,18 @@ def imported(it: Interpreter, node: ast.Import | ast.ImportFrom) -> list[tuple[s
             out.append((local, Module(full)))
         elif alias.name in MODULES[module] or alias.name in CONSTANTS:
             out.append((local, module_attribute(it, full, node, "import")))
-        else:
+        elif alias.name.startswith("_") or local in names_read(it):
             raise function_error(it, full, node, "import")
+        # else: a name of an allowed module the program never uses (issue 25): accepted
     return out
+
+
+def names_read(it: Interpreter) -> frozenset[str]:
+    """Every name the program reads somewhere (an import it never reads does nothing)."""
+    tree = it.src.tree
+    return frozenset(
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)
+    )
 
 
 def module_refused(it: Interpreter, path: str, node: Any) -> Any:

@@ -70,7 +70,7 @@ def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False)
     if isinstance(v, Module):
         return f"<module '{v.path}'>"
     if isinstance(v, Opaque):
-        return f"<{v.kind}>"
+        return v.state.get("shown") or f"<{v.kind}>"  # a jax.random key: its two words
     return str(v)
 
 

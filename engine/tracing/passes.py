@@ -73,6 +73,7 @@ class Passes:
         self.views: dict[int, Value] = {}
         self.grads_built: list[dict[str, Any]] = []
         self.transforming = 0
+        self.forward_output: Value | None = None  # a forward-mode transform's function
         self.numbers = 0  # what the kept passes' steps and summaries hold
         self.modified: dict[int, int] = {}  # a tensor changed in place: the seq made then
 

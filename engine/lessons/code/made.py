@@ -184,6 +184,6 @@ MADE = {
     "autograd_grad": (written("torch.autograd.grad"), ANY),
     "no_grad": (written("torch.no_grad"), ANY), "enable_grad": (written("torch.enable_grad"), ANY),
     "SGD": (optimizer, ANY), "Adam": (optimizer, ANY), "default_rng": (generator, ANY),
-    "jax_grad": (transform, ("f",)),
+    "jax_grad": (transform, ("f",)), "func_grad": (transform, ("f",)),
     **{k: (refused, ANY) for k in ("seed", "print_settings", "default_dtype")},
 }  # fmt: skip

@@ -149,6 +149,7 @@ class Rate:
     value: float
     node: ast.Constant
     how: str  # "optimizer" (its lr=) or "update" (the number multiplying .grad)
+    others: tuple[ast.Constant, ...] = ()  # the same number in the other updates' products
 
 
 def number_of(node: ast.AST | None) -> bool:
@@ -212,15 +213,20 @@ def learning_rate(tree: ast.Module) -> Rate | None:
             return Rate(value_of(c), c, "optimizer")
     products = [n for n in ast.walk(tree) if isinstance(n, ast.BinOp)
                 and isinstance(n.op, ast.Mult)]  # fmt: skip
+    found: list[ast.Constant] = []
     for n in sorted(products, key=lambda n: (n.lineno, n.col_offset)):
         for a, b in ((n.left, n.right), (n.right, n.left)):
             c = resolve(a, names)
-            if c is not None and mentions_grad(b):
-                return Rate(value_of(c), c, "update")
-    return None
+            if c is not None and mentions_grad(b) and c not in found:
+                found.append(c)
+    if not found:
+        return None
+    # `w -= 0.8 * w.grad; b -= 0.8 * b.grad`: one rate, written at each update
+    same = tuple(c for c in found[1:] if value_of(c) == value_of(found[0]))
+    return Rate(value_of(found[0]), found[0], "update", same)
 
 
 def with_rate(rate: Rate, value: float) -> list[Edit]:
-    c = rate.node
     return [Edit(c.lineno, c.col_offset, c.end_lineno or c.lineno,
-                 c.end_col_offset or c.col_offset, repr(float(value)))]  # fmt: skip
+                 c.end_col_offset or c.col_offset, repr(float(value)))
+            for c in (rate.node, *rate.others)]  # fmt: skip

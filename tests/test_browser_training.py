@@ -1,0 +1,146 @@
+"""The training lesson in real Chromium: the gallery's training loops open it, the contours and
+the descent path are drawn, the zero_grad comparison's two curves part where the engine (and
+torch, tests/test_lessons_training.py) says, and the learning rates' divergence shows.
+Screenshots: docs/screenshots/training-*.png."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.browser_kit import wait_js
+
+pytestmark = pytest.mark.browser
+
+SHOTS = Path(__file__).resolve().parents[1] / "docs" / "screenshots"
+
+
+@pytest.fixture
+def page(browser: Any, base_url: str) -> Iterator[Any]:
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    errors: list[str] = []
+    foreign: list[str] = []
+    p = context.new_page()
+    p.on("console", lambda m: m.type == "error" and errors.append(m.text))
+    p.on("pageerror", lambda e: errors.append(str(e)))
+    p.on(
+        "request",
+        lambda r: (
+            None
+            if r.url.startswith((base_url + "/", "data:", "blob:"))
+            else foreign.append(r.url)
+        ),
+    )
+    yield p
+    context.close()
+    assert not errors, f"console errors: {errors}"
+    assert not foreign, f"requests to another origin: {foreign}"
+
+
+def open_example(page: Any, url: str, example: str) -> dict[str, Any]:
+    page.goto(url + "/?source=x&values=x=1")
+    wait_js(page, "window.gradtrace !== undefined && window.gradtraceLessons !== undefined")
+    page.select_option("#examples", example)
+    wait_js(
+        page,
+        "document.querySelector('#lesson-body').dataset.lesson === 'training' && "
+        "window.gradtraceLessons.state.data.training !== undefined && "
+        "!window.gradtraceLessons.state.loading && document.querySelector('.ls-training')",
+        timeout=15,
+    )
+    return page.evaluate("() => window.gradtraceLessons.state.data.training")
+
+
+def lesson_step(page: Any, k: int) -> None:
+    page.evaluate(
+        f"() => {{ const s = document.querySelector('#ls-slider'); s.value = '{k}'; "
+        "s.dispatchEvent(new Event('input')); }"
+    )
+    wait_js(page, f"window.gradtraceLessons.state.sub === {k}")
+
+
+def show_lesson(page: Any) -> None:
+    page.locator("#lessons").scroll_into_view_if_needed()
+    page.evaluate("() => document.querySelector('#lessons').scrollIntoView({block: 'start'})")
+
+
+def test_the_gallery_s_linear_regression_draws_the_contours_and_the_path(page, base_url):
+    d = open_example(page, base_url, "linear-regression")
+    assert d["passes"] == 40 and d["path"]["dims"] == 2
+    fig = page.locator("#tr-path svg")
+    assert fig.count() == 1
+    contours = page.eval_on_selector_all(
+        "#tr-path path.tr-contour", "ps => ps.filter(p => p.getAttribute('d')).length"
+    )
+    assert contours >= 8
+    # a dot per pass and one after the last, the pass on show larger, its update an arrow
+    assert page.locator("#tr-path circle.tr-pt").count() == 41
+    assert page.locator("#tr-path circle.tr-pt.cur").count() == 1
+    assert page.locator("#tr-path line.tr-arrow").count() == 1
+    assert "Pass 1 of 40" in (fig.get_attribute("aria-label") or "")
+    first = page.get_attribute("#tr-path circle.tr-pt.cur", "cx")
+    lesson_step(page, 5)
+    assert page.get_attribute("#tr-path circle.tr-pt.cur", "cx") != first
+    assert "Pass 6 of 40" in (page.get_attribute("#tr-path svg", "aria-label") or "")
+    show_lesson(page)
+    page.screenshot(path=str(SHOTS / "training-path.png"))
+
+
+def test_the_zero_grad_comparison_parts_where_the_engine_says(page, base_url):
+    d = open_example(page, base_url, "linear-regression")
+    page.click('.ls-training button[data-mode="zero_grad"]')
+    wait_js(page, "document.querySelector('#tr-zg-loss svg') !== null")
+    z = d["zero_grad"]
+    assert z["lines"][0]["text"] == "opt.zero_grad()"
+    assert (z["first_grad_pass"], z["first_loss_pass"]) == (1, 2)
+    assert d["loss"][:2] == z["without"]["loss"][:2] and d["loss"][2] != z["without"]["loss"][2]
+    assert page.locator("#tr-zg-loss path.tr-line").count() == 2
+    assert page.locator("#tr-zg-grad-0 path.tr-line").count() == 2
+    assert "pass 2" in page.text_content("#ls-tr-first")
+    lesson_step(page, 2)
+    now = page.text_content("#ls-tr-now")
+    assert now.startswith("After pass 3: w.grad = ")
+    show_lesson(page)
+    page.screenshot(path=str(SHOTS / "training-zero-grad.png"))
+    # "Show that step": the page's stepper moves to the step where the grads part
+    page.click("#ls-tr-show-step")
+    wait_js(page, f"window.gradtrace.state.step === {z['first_leaf_step']}")
+    page.click('.lang button[data-lang="zh"]')
+    wait_js(page, "document.querySelector('#ls-tr-now').textContent.includes('第 3 遍之后')")
+
+
+def test_the_learning_rates_show_the_large_one_diverging(page, base_url):
+    d = open_example(page, base_url, "lr-diverges")
+    r = d["rates"]
+    assert [x["diverged"] for x in r["runs"]] == [False, True, True]
+    assert page.locator("#tr-rates-loss path.tr-line").count() == 3
+    assert page.locator("#ls-tr-now li[data-diverged=true]").count() == 2
+    assert "lr = 0.06" in page.text_content("#ls-tr-now")
+    show_lesson(page)
+    page.screenshot(path=str(SHOTS / "training-rates.png"))
+    page.click('.ls-training button[data-mode="path"]')
+    wait_js(page, "document.querySelector('#tr-path svg') !== null")
+    assert page.locator("#tr-path circle.tr-pt").count() == 20  # a dot per pass, on its loss
+
+
+def test_logistic_regression_on_a_phone(browser, base_url):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, device_scale_factor=2)
+    page = context.new_page()
+    errors: list[str] = []
+    page.on("pageerror", lambda e: errors.append(str(e)))
+    try:
+        d = open_example(page, base_url, "logistic-regression")
+        assert d["path"]["dims"] == 2 and d["rates"]["available"]
+        page.click('.ls-training button[data-mode="rates"]')
+        wait_js(page, "document.querySelector('#tr-rates-path svg') !== null")
+        assert page.locator("#tr-rates-path path.tr-path").count() == 3
+        width = page.evaluate("() => document.querySelector('#tr-rates-path svg').getBoundingClientRect().width")
+        assert 100 < width <= 390
+        page.evaluate("() => document.querySelector('.ls-training').scrollIntoView({block: 'start'})")
+        page.screenshot(path=str(SHOTS / "training-phone.png"))
+    finally:
+        context.close()
+    assert not errors, errors

@@ -29,9 +29,7 @@ def page(browser: Any, base_url: str) -> Iterator[Any]:
     p.on(
         "request",
         lambda r: (
-            None
-            if r.url.startswith((base_url + "/", "data:", "blob:"))
-            else foreign.append(r.url)
+            None if r.url.startswith((base_url + "/", "data:", "blob:")) else foreign.append(r.url)
         ),
     )
     yield p
@@ -137,9 +135,11 @@ def test_logistic_regression_on_a_phone(browser, base_url):
         page.click('.ls-training button[data-mode="rates"]')
         wait_js(page, "document.querySelector('#tr-rates-path svg') !== null")
         assert page.locator("#tr-rates-path path.tr-path").count() == 3
-        width = page.evaluate("() => document.querySelector('#tr-rates-path svg').getBoundingClientRect().width")
+        width = page.evaluate(
+            "() => document.querySelector('#tr-rates-path svg').getBoundingClientRect().width"
+        )
         assert 100 < width <= 390
-        page.evaluate("() => document.querySelector('.ls-training').scrollIntoView({block: 'start'})")
+        page.evaluate("() => document.querySelector('.ls-training').scrollIntoView()")
         page.screenshot(path=str(SHOTS / "training-phone.png"))
     finally:
         context.close()

@@ -291,3 +291,38 @@ def test_a_100_epoch_loop_s_lesson_is_quick_and_small() -> None:
     took = time.perf_counter() - start
     size = len(json.dumps(d))
     assert took < 1.0 and size < 200_000, (took, size)
+
+
+GALLERY = ["linear-regression", "logistic-regression", "lr-diverges"]
+
+
+@pytest.mark.parametrize("name", GALLERY)
+def test_the_gallery_s_training_loops_run_within_the_default_limits_as_torch(name: str) -> None:
+    from app.examples import EXAMPLES
+
+    ex = next(e for e in EXAMPLES if e["id"] == name)
+    assert ex["lesson"] == "training"
+    d = lesson(ex["source"])
+    leaves = [c["label"] for c in d["coords"]]
+    assert_series_as_torch(d, run_torch(ex["source"], leaves), leaves)
+    assert d["zero_grad"]["available"] and d["rates"]["available"]
+    assert d["path"]["grid"] is not None and d["path"]["dims"] == len(leaves) <= 2
+    for run in d["rates"]["runs"]:  # each rate's loop, as torch runs it with that rate
+        lines = ex["source"].split("\n")  # the rate's literal, on its line and in the updates
+        for i, line in enumerate(lines):
+            if i + 1 == d["rates"]["line"] or ".grad" in line:
+                lines[i] = line.replace(repr(d["rates"]["lr"]), repr(run["lr"]))
+        t = run_torch("\n".join(lines), leaves)
+        assert_close(run["loss"], t.loss)
+    if name == "lr-diverges":
+        assert [r["diverged"] for r in d["rates"]["runs"]] == [False, True, True]
+
+
+def test_the_same_rate_written_at_each_update_is_changed_at_each() -> None:
+    import ast
+
+    from app.examples import EXAMPLES
+
+    source = next(e for e in EXAMPLES if e["id"] == "logistic-regression")["source"]
+    rate = learning_rate(ast.parse(source))
+    assert rate is not None and rate.value == 0.8 and len(rate.others) == 1

@@ -144,3 +144,23 @@ def test_logistic_regression_on_a_phone(browser, base_url):
     finally:
         context.close()
     assert not errors, errors
+
+
+def test_the_misconceptions_lesson_sends_a_loop_to_the_training_lesson(page, base_url):
+    open_example(page, base_url, "linear-regression")
+    page.click('#lessons button[data-lesson="mistakes"]')
+    wait_js(
+        page,
+        "window.gradtraceLessons.state.data.mistakes !== undefined && "
+        "!window.gradtraceLessons.state.loading && document.querySelector('.ls-mistakes')",
+    )
+    page.click('.ls-mistakes button[data-mode="zero_grad"]')
+    wait_js(page, "document.querySelector('#ls-mis-loop') !== null")
+    assert "opt.zero_grad()" in page.text_content("#ls-mis-loop")
+    page.click("#ls-mis-loop button")
+    wait_js(
+        page,
+        "window.gradtraceLessons.state.name === 'training' && "
+        "document.querySelector('#tr-zg-loss svg') !== null",
+        timeout=15,
+    )

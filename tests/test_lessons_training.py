@@ -219,12 +219,12 @@ def test_the_contours_are_pass_1_s_loss_at_each_grid_point_as_torch_computes_it(
     p = lesson(source)["path"]
     g = p["grid"]
     assert p["dims"] == 2 and p["lr"] == 0.5
-    assert len(g["x"]) == len(g["y"]) == 31 and len(g["loss"]) == 31
+    assert len(g["x"]) == len(g["y"]) == 25 and len(g["loss"]) == 25
     torch.set_default_dtype(torch.float64)
     try:
         x = torch.linspace(0, 1, 20)
         y = 2 * x + 1 + 0.1 * torch.sin(7 * x)
-        for i, j in [(0, 0), (7, 23), (15, 15), (30, 30), (30, 0)]:
+        for i, j in [(0, 0), (7, 23), (15, 15), (24, 24), (24, 0)]:
             w, b = g["x"][j], g["y"][i]
             want = float(((w * x + b - y) ** 2).mean())
             assert g["loss"][i][j] == pytest.approx(want, rel=1e-9)
@@ -326,3 +326,10 @@ def test_the_same_rate_written_at_each_update_is_changed_at_each() -> None:
     source = next(e for e in EXAMPLES if e["id"] == "logistic-regression")["source"]
     rate = learning_rate(ast.parse(source))
     assert rate is not None and rate.value == 0.8 and len(rate.others) == 1
+
+
+def test_the_misconceptions_lesson_names_the_loop_s_own_zeroing_line() -> None:
+    loop = run_lessons(run_program(MANUAL), ["mistakes"])["mistakes"]["zero_grad"]["loop"]
+    assert loop == {"lines": [{"line": 11, "text": "w.grad.zero_()"}]}
+    one = run_lessons(run_program("x = 2.0\nL = x * x"), ["mistakes"])["mistakes"]["zero_grad"]
+    assert one["loop"] is None

@@ -40,7 +40,7 @@ from engine.tracing.passes import Pass
 
 MAX_COORDS = 24  # parameters' numbers plotted per pass, for three or more
 MAX_SERIES_NUMBERS = 60_000  # numbers of one run's per-pass values and grads
-GRID = 31  # points on each side of the contour grid (two parameters)
+GRID = 25  # points on each side of the contour grid (two parameters)
 GRID_1D = 121  # points of the loss curve over one parameter
 MAX_GRID_WORK = 3_000_000  # elements computed re-evaluating pass 1's graph over the grid
 PAD = 0.2  # the grid reaches this share of the path's extent past it on each side

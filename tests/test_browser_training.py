@@ -164,3 +164,30 @@ def test_the_misconceptions_lesson_sends_a_loop_to_the_training_lesson(page, bas
         "document.querySelector('#tr-zg-loss svg') !== null",
         timeout=15,
     )
+
+
+def test_the_class_s_pass_question_is_the_run_without_zeroing_and_names_the_wrong_answers(
+    page, base_url
+):
+    d = open_example(page, base_url, "linear-regression")
+    q = page.evaluate(
+        """async () => {
+        const m = await import('/static/js/room/misconceptions.js');
+        const a = await import('/static/js/room/ask.js');
+        const q = m.passQuestion(window.gradtraceLessons.state.data.training, 2);
+        return Object.assign({}, q, { text: a.questionText(q),
+            why: q.named.map((n) => m.misconceptionOf(q, n.value)) });
+    }"""
+    )
+    z = d["zero_grad"]["without"]
+    assert q["answer"] == z["grads"][2][0] and q["name"] == "w" and q["pass"] == 3
+    assert q["text"] == "What is w.grad after pass 3, if the zeroing line were missing?"
+    named = {n["name"]: n["value"] for n in q["named"]}
+    assert named["nozero"] == d["grads"][2][0]
+    assert named["samepath"] == pytest.approx(sum(g[0] for g in d["grads"][:3]), rel=1e-12)
+    assert q["why"] == [n["name"] for n in q["named"]]
+    none = page.evaluate(
+        """async () => (await import('/static/js/room/misconceptions.js')).passQuestion(
+            { training: false }, 0)"""
+    )
+    assert none is None

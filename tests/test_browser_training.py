@@ -191,3 +191,44 @@ def test_the_class_s_pass_question_is_the_run_without_zeroing_and_names_the_wron
             { training: false }, 0)"""
     )
     assert none is None
+
+
+@pytest.fixture
+def axe_page(browser: Any) -> Iterator[Any]:
+    """A page whose CSP lets axe-core's script in (as tests/test_accessibility.py's)."""
+    from tests.browser_kit import watched_page
+
+    with watched_page(browser, viewport={"width": 1280, "height": 800}, bypass_csp=True) as p:
+        yield p
+
+
+@pytest.mark.parametrize("mode", ["zero_grad", "path", "rates"])
+def test_each_part_passes_axe(axe_page, base_url, mode):
+    from tests.test_accessibility import serious
+
+    open_example(axe_page, base_url, "linear-regression")
+    axe_page.click(f'.ls-training button[data-mode="{mode}"]')
+    wait_js(axe_page, f"document.querySelector('.ls-training button[data-mode={mode}]')"
+            ".getAttribute('aria-pressed') === 'true'")  # fmt: skip
+    assert serious(axe_page, "#lesson-body") == []
+
+
+def test_the_path_in_presentation_mode(browser, base_url):
+    from urllib.parse import quote
+
+    from app.examples import EXAMPLES
+
+    source = next(e for e in EXAMPLES if e["id"] == "linear-regression")["source"]
+    context = browser.new_context(viewport={"width": 1280, "height": 720})
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}/?source={quote(source)}&present=1&lesson=training")
+        wait_js(page, "window.gradtraceLessons !== undefined && "
+                "document.querySelector('.ls-training') !== null", timeout=15)  # fmt: skip
+        page.click('.ls-training button[data-mode="path"]')
+        wait_js(page, "document.querySelector('#tr-path svg') !== null")
+        assert page.locator("#tr-path circle.tr-pt").count() == 41
+        page.evaluate("() => document.querySelector('.ls-training').scrollIntoView()")
+        page.screenshot(path=str(SHOTS / "training-present.png"))
+    finally:
+        context.close()

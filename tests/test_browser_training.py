@@ -232,3 +232,22 @@ def test_the_path_in_presentation_mode(browser, base_url):
         page.screenshot(path=str(SHOTS / "training-present.png"))
     finally:
         context.close()
+
+
+def test_three_parameters_plot_each_and_draw_contours_over_two_chosen(page, base_url):
+    from urllib.parse import quote
+
+    from tests.test_lessons_training import NONE
+
+    page.goto(f"{base_url}/?source={quote(NONE)}&lesson=training")
+    wait_js(page, "document.querySelector('.ls-training') !== null", timeout=15)
+    page.click('.ls-training button[data-mode="path"]')
+    wait_js(page, "document.querySelector('#tr-values svg') !== null")
+    assert page.locator("#tr-values path.tr-line").count() == 3
+    assert page.locator("#tr-grads path.tr-line").count() == 3
+    page.select_option("#ls-tr-pair-y", "2")
+    page.click("#ls-tr-pair-go")
+    wait_js(page, "document.querySelector('#tr-path svg') !== null", timeout=15)
+    assert page.locator("#tr-path circle.tr-pt").count() == 7
+    show_lesson(page)
+    page.screenshot(path=str(SHOTS / "training-three.png"))

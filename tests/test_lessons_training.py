@@ -333,3 +333,21 @@ def test_the_misconceptions_lesson_names_the_loop_s_own_zeroing_line() -> None:
     assert loop == {"lines": [{"line": 11, "text": "w.grad.zero_()"}]}
     one = run_lessons(run_program("x = 2.0\nL = x * x"), ["mistakes"])["mistakes"]["zero_grad"]
     assert one["loop"] is None
+
+
+def test_three_parameters_get_contours_over_the_two_chosen_the_others_held() -> None:
+    run = run_program(NONE)
+    p = run_lessons(run, ["training"], options={"training": {"pair": [0, 2]}})["training"]["path"]
+    g = p["grid"]
+    assert p["pair"] == [0, 2] and len(g["x"]) == len(g["y"]) == 25
+    torch.set_default_dtype(torch.float64)
+    try:
+        for i, j in [(0, 0), (12, 3), (24, 24)]:
+            w = torch.tensor([g["x"][j], -2.0, g["y"][i]])  # w[1] as before pass 1
+            want = float((w**2).sum() + w[0] * w[1])
+            assert g["loss"][i][j] == pytest.approx(want, rel=1e-9)
+    finally:
+        torch.set_default_dtype(torch.float32)
+    for bad in ([0, 0], [0, 9], [True, 1], "01"):
+        d = training(run, pair=bad)  # type: ignore[arg-type]
+        assert d["path"]["grid"] is None and "pair" not in d["path"]

@@ -30,7 +30,7 @@ from engine.lessons.memory import memory
 from engine.lessons.mistakes import MistakesOptions, mistakes
 from engine.lessons.orders import OrdersOptions, orders
 from engine.lessons.shapes import shapes
-from engine.lessons.training import training
+from engine.lessons.training import TrainingOptions, training
 from engine.limits import check_deadline
 from engine.program import Run
 from engine.tracing.cost import AnswerBudget
@@ -57,6 +57,7 @@ OPTIONS: dict[str, type] = {
     "orders": OrdersOptions,
     "gradcheck": GradcheckOptions,
     "mistakes": MistakesOptions,
+    "training": TrainingOptions,
 }
 
 

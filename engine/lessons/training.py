@@ -18,7 +18,7 @@ stops at MAX_GRID_WORK elements, the series at MAX_SERIES_NUMBERS numbers a run.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -47,7 +47,22 @@ PAD = 0.2  # the grid reaches this share of the path's extent past it on each si
 FACTORS = (0.1, 1.0, 10.0)
 
 
-def training(run: Run) -> dict[str, Any]:
+class TrainingOptions(TypedDict, total=False):
+    """What the training lesson takes through the API."""
+
+    pair: list[Any] | None  # for three parameters or more: the two the contours are over
+
+
+def chosen_pair(given: Any, n: int) -> tuple[int, int] | None:
+    """Two different coordinates among the `n` shown, or None."""
+    if not isinstance(given, list) or len(given) != 2:
+        return None
+    a, b = given
+    ok = all(isinstance(i, int) and not isinstance(i, bool) and 0 <= i < n for i in (a, b))
+    return (a, b) if ok and a != b else None
+
+
+def training(run: Run, **options: Unpack[TrainingOptions]) -> dict[str, Any]:
     """The three parts, or `{"training": False}` for a program of one pass."""
     passes = run.interpreter.passes.passes
     if len(passes) < 2:
@@ -71,7 +86,8 @@ def training(run: Run) -> dict[str, Any]:
     check_deadline()
     out["zero_grad"] = zero_grad(run, passes, leaves, params, shown, base)
     check_deadline()
-    out["path"] = path(run, passes, leaves, shown, len(coords), base)
+    pair = chosen_pair(options.get("pair"), len(shown)) if len(coords) > 2 else None
+    out["path"] = path(run, passes, leaves, shown, len(coords), base, pair)
     check_deadline()
     out["rates"] = rates(run, leaves, shown, len(coords) <= 2, base)
     out["limits"] = {"grid": GRID, "max_grid_work": MAX_GRID_WORK, "max_coords": MAX_COORDS}
@@ -210,11 +226,29 @@ def path(
     coords: list[tuple[int, int]],
     count: int,
     base: dict[str, Any],
+    pair: tuple[int, int] | None = None,
 ) -> dict[str, Any]:
     rate = learning_rate(run.source.tree)
     out: dict[str, Any] = {"dims": count, "lr": rate.value if rate else None, "grid": None}
+    if pair is not None:  # the contours over two of them, the others as before pass 1
+        out["pair"] = list(pair)
+        return {**out, **grid(passes, leaves, coords, list(pair), base)}
     if count > 2 or count != len(coords):
         return out
+    return {**out, **grid(passes, leaves, coords, list(range(count)), base)}
+
+
+def grid(
+    passes: list[Pass],
+    leaves: list[Value],
+    coords: list[tuple[int, int]],
+    axes_of: list[int],
+    base: dict[str, Any],
+) -> dict[str, Any]:
+    """The loss of pass 1's graph over the coordinates `axes_of` (indices into `coords`), on
+    a grid around their path; every other number as it was before pass 1."""
+    out: dict[str, Any] = {"grid": None}
+    count = len(axes_of)
     first = passes[0]
     topo = [n for n in first.topo if n.op is not None]
     work = max(1, sum(n.data.size for n in topo))
@@ -224,13 +258,15 @@ def path(
         out["why"] = "too_large"
         return out
     axes = []
-    for c in range(count):
+    for c in axes_of:
         seen = [v[c] for v in base["values"] if v[c] is not None]
+        if not seen:
+            return {**out, "why": "not_a_function"}
         lo, hi = min(seen), max(seen)
         extent = hi - lo if hi > lo else max(1.0, abs(lo))
         axes.append(np.linspace(lo - PAD * extent, hi + PAD * extent, side))
-    evaluate = evaluator(first, leaves, coords)
-    start = [base["values"][0][c] for c in range(count)]
+    evaluate = evaluator(first, leaves, [coords[c] for c in axes_of])
+    start = [base["values"][0][c] for c in axes_of]
     exact = close(evaluate(start), np.sum(first.value))
     if not exact:  # pass 1's graph does not give its own loss again: no grid to trust
         out["why"] = "not_a_function"

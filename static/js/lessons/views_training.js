@@ -233,7 +233,16 @@ VIEWS.training = {
       return box;
     }
     if (p.dims <= 2) box.append(el("p", { class: "note", text: t("ls_tr_why_" + (p.why || "too_large")) }));
-    else box.append(el("p", { class: "ls-intro", text: t("ls_tr_path_many", { n: p.dims }) }));
+    else {
+      box.append(el("p", { class: "ls-intro", text: t("ls_tr_path_many", { n: p.dims }) }));
+      box.append(this.pairMenu(data));
+      if (p.pair && p.grid) {
+        const [a, b] = p.pair;
+        const pts = data.values.map((r) => [r[a], r[b]]);
+        box.append(el("p", { class: "note", text: t("ls_tr_path_pair", { x: names[a], y: names[b] }) }));
+        box.append(el("div", { class: "tr-charts" }, contourChart("tr-path", t("ls_tr_chart_path"), p.grid, [{ values: pts, cls: "tr-with" }], k, [names[a], names[b]], said(k, n, data.loss[k]))));
+      } else if (p.pair) box.append(el("p", { class: "note", text: t("ls_tr_why_" + (p.why || "too_large")) }));
+    }
     const legend = data.coords.map((c, i) => ["tr-c" + (i % 6), c.label]);
     const series = (rows) => data.coords.map((c, i) => ({ values: col(rows, i), cls: "tr-c" + (i % 6) }));
     box.append(el("div", { class: "tr-charts" },
@@ -241,6 +250,22 @@ VIEWS.training = {
       passChart("tr-grads", t("ls_tr_grads"), series(data.grads), k, "", legend, point(data, data.grads[k]), true)));
     box.append(now);
     return box;
+  },
+  // Two of the parameters for the contours: the lesson is asked again with them.
+  pairMenu(data) {
+    const given = (state.lesson.options.training || {}).pair || data.path.pair || [0, 1];
+    const pick = (id, which) => {
+      const sel = el("select", { id, "aria-label": t(which) });
+      data.coords.forEach((c, i) => sel.append(el("option", { value: String(i), selected: i === given[which === "ls_tr_pair_x" ? 0 : 1], text: c.label })));
+      return sel;
+    };
+    const sx = pick("ls-tr-pair-x", "ls_tr_pair_x"), sy = pick("ls-tr-pair-y", "ls_tr_pair_y");
+    const go = el("button", { type: "button", id: "ls-tr-pair-go", text: t("ls_tr_pair_go"), onclick: () => {
+      const pair = [Number(sx.value), Number(sy.value)];
+      if (pair[0] === pair[1]) return;
+      setLesson({ options: Object.assign({}, state.lesson.options, { training: { pair } }) });
+    } });
+    return el("div", { class: "ls-pick tr-pair" }, el("label", {}, t("ls_tr_pair_x") + " ", sx), " ", el("label", {}, t("ls_tr_pair_y") + " ", sy), " ", go);
   },
   rates(data, k) {
     const r = data.rates, n = data.passes;

@@ -351,3 +351,13 @@ def test_three_parameters_get_contours_over_the_two_chosen_the_others_held() -> 
     for bad in ([0, 0], [0, 9], [True, 1], "01"):
         d = training(run, pair=bad)  # type: ignore[arg-type]
         assert d["path"]["grid"] is None and "pair" not in d["path"]
+
+
+def test_the_reruns_stop_at_the_request_s_deadline() -> None:
+    from engine.errors import ProgramError
+
+    run = run_program(LINEAR.format(n=1000))
+    start = time.perf_counter()
+    with pytest.raises(ProgramError) as err, deadline(0.05):
+        training(run)
+    assert err.value.code == "timeout" and time.perf_counter() - start < 1.0

@@ -81,6 +81,8 @@ def rerun(run: Run, text: str) -> Rerun:
             it.run()
             finish(it)
         except ProgramError as err:
+            if err.code == "timeout":  # the request's deadline: the whole answer stops
+                raise
             error = err
         except RecursionError:
             error = fail("limit_max_depth", code="too_deep", limit="max_depth",

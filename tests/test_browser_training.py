@@ -251,3 +251,48 @@ def test_three_parameters_plot_each_and_draw_contours_over_two_chosen(page, base
     assert page.locator("#tr-path circle.tr-pt").count() == 7
     show_lesson(page)
     page.screenshot(path=str(SHOTS / "training-three.png"))
+
+
+def test_the_class_is_asked_about_a_pass_without_zero_grad(browser, base_url):
+    from urllib.parse import quote
+
+    from app.examples import EXAMPLES
+    from tests.browser_kit import watch_errors
+
+    source = next(e for e in EXAMPLES if e["id"] == "linear-regression")["source"]
+    errors: list[str] = []
+    contexts = [browser.new_context(viewport={"width": 1280, "height": 720}),
+                browser.new_context(viewport={"width": 390, "height": 844})]  # fmt: skip
+    try:
+        teacher, student = (watch_errors(c.new_page(), errors) for c in contexts)
+        teacher.goto(f"{base_url}/?source={quote(source)}&lesson=training")
+        wait_js(teacher, "window.gradtraceRoom !== undefined && "
+                "document.querySelector('.ls-training') !== null", timeout=15)  # fmt: skip
+        teacher.click("#room-start")
+        wait_js(teacher, "window.gradtraceRoom.status === 'live'")
+        code = teacher.text_content("#room-code") or ""
+        student.goto(base_url + "/r/" + code)
+        wait_js(student, "window.gradtraceRoom && window.gradtraceRoom.status === 'live'")
+        lesson_step(teacher, 2)
+        wait_js(teacher, "!document.querySelector('#room-ask-pass').hidden")
+        assert teacher.text_content("#room-ask-pass") == "w.grad after pass 3 without zero_grad?"
+        d = teacher.evaluate("() => window.gradtraceLessons.state.data.training")
+        teacher.click("#room-ask-pass")
+        student.wait_for_selector("#room-question:not([hidden])")
+        assert student.text_content("#room-q-text") == (
+            "What is w.grad after pass 3, if the zeroing line were missing?"
+        )
+        student.fill("#room-q-input", repr(d["grads"][2][0]))  # the zeroed run's: nothing changed
+        student.click("#room-q-send")
+        wait_js(student, "document.querySelector('#room-sent').dataset.status === 'sent'")
+        teacher.click("#room-reveal")
+        student.wait_for_selector("#room-verdict")
+        assert student.get_attribute("#room-verdict", "data-why") == "nozero"
+        answer = d["zero_grad"]["without"]["grads"][2][0]
+        assert student.evaluate("() => window.gradtraceRoom !== undefined") and f"{answer:.4g}"[
+            :5
+        ] in (student.text_content("#room-answer") or "")
+    finally:
+        for c in contexts:
+            c.close()
+    assert not errors, errors

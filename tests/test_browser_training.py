@@ -99,6 +99,11 @@ def test_the_zero_grad_comparison_parts_where_the_engine_says(page, base_url):
     assert page.locator("#tr-zg-grad-0 path.tr-line").count() == 2
     assert "pass 2" in page.text_content("#ls-tr-first")
     lesson_step(page, 2)
+    rows = page.eval_on_selector_all(
+        "#ls-tr-table tbody tr", "trs => trs.map(tr => [...tr.cells].map(c => c.textContent))"
+    )
+    assert [r[0] for r in rows] == ["1", "2", "3"] and rows[0][1] == rows[0][2]
+    assert page.locator("#ls-tr-table td.diverged").count() == 3  # pass 2's grad, pass 3's two
     now = page.text_content("#ls-tr-now")
     assert now.startswith("After pass 3: w.grad = ")
     show_lesson(page)

@@ -204,6 +204,7 @@ VIEWS.training = {
     });
     box.append(charts);
     const c = data.coords[0];
+    box.append(this.zgTable(data, k));
     box.append(el("p", { class: "ls-now", id: "ls-tr-now", text: t("ls_tr_zg_now", { k: k + 1, label: c.label, a: fmt(data.grads[k][0]), b: fmt(w.grads[k] ? w.grads[k][0] : null) }) }));
     const f = z.first_grad_pass;
     if (f === null) box.append(el("p", { class: "ls-callout good", id: "ls-tr-first", text: t("ls_tr_zg_same") }));
@@ -215,6 +216,24 @@ VIEWS.training = {
     }
     if (w.error) box.append(el("p", { class: "ls-error", id: "ls-tr-stopped", text: t("ls_tr_zg_stopped", { k: w.passes, error: errText(w.error) }) }));
     return box;
+  },
+  // The passes up to the one on show (the last few), both runs side by side; ≠ where they part.
+  zgTable(data, k) {
+    const w = data.zero_grad.without, c = data.coords[0];
+    const table = el("table", { class: "ls-table", id: "ls-tr-table" });
+    const head = [t("ls_tr_pass"), t("ls_tr_loss") + " · " + t("ls_tr_with"), t("ls_tr_loss") + " · " + t("ls_tr_without"), c.label + ".grad · " + t("ls_tr_with"), c.label + ".grad · " + t("ls_tr_without")];
+    table.append(el("thead", {}, el("tr", {}, head.map((h) => el("th", { scope: "col", text: h })))));
+    const tb = el("tbody");
+    for (let i = Math.max(0, k - 4); i <= k; i++) {
+      const g = w.grads[i] ? w.grads[i][0] : null;
+      const cell = (a, b) => el("td", { class: a !== b && b !== undefined ? "diverged" : "", text: fmt(b === undefined ? null : b) });
+      tb.append(el("tr", { "aria-current": i === k ? "true" : null },
+        el("th", { scope: "row", text: String(i + 1) }),
+        el("td", { text: fmt(data.loss[i]) }), cell(data.loss[i], w.loss[i]),
+        el("td", { text: fmt(data.grads[i][0]) }), cell(data.grads[i][0], g)));
+    }
+    table.append(tb);
+    return el("div", { class: "ls-scroll" }, table);
   },
   path(data, k) {
     const p = data.path, n = data.passes;

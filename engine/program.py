@@ -233,6 +233,10 @@ def contrast(result: Trace) -> dict[str, Any] | None:
             g = g if g is not None else (np.zeros(node.data.shape) if node.kind == "leaf" else None)
             if g is not None:
                 grads[ids[node.seq]] = to_json(np.asarray(g))
+            elif len(result.passes) > 1 and node.kind == "op":
+                # another pass's node, which this pass does not reach: no number, but a cell
+                # (the page's table has a column for every pass's nodes)
+                grads[ids[node.seq]] = None
         return {"accumulate": other, "grads": grads}
 
 

@@ -30,6 +30,7 @@ from engine.lessons.memory import memory
 from engine.lessons.mistakes import MistakesOptions, mistakes
 from engine.lessons.orders import OrdersOptions, orders
 from engine.lessons.shapes import shapes
+from engine.lessons.training import TrainingOptions, training
 from engine.limits import check_deadline
 from engine.program import Run
 from engine.tracing.cost import AnswerBudget
@@ -47,6 +48,7 @@ LESSONS: dict[str, Lesson] = {
     "memory": memory,
     "code": code,
     "mistakes": mistakes,
+    "training": training,
 }
 
 # The options a lesson takes through the API: a TypedDict per lesson, its `**options`' type.
@@ -55,6 +57,7 @@ OPTIONS: dict[str, type] = {
     "orders": OrdersOptions,
     "gradcheck": GradcheckOptions,
     "mistakes": MistakesOptions,
+    "training": TrainingOptions,
 }
 
 
@@ -133,4 +136,5 @@ __all__ = [
     "orders",
     "run_lessons",
     "shapes",
+    "training",
 ]

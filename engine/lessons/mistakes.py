@@ -21,6 +21,7 @@ import numpy as np
 
 from engine.lessons.common import number, op_nodes, reverse_walk
 from engine.lessons.memory import saved_by
+from engine.lessons.rerun import zeroing_statements
 from engine.limits import check_deadline
 from engine.program import Run
 
@@ -102,6 +103,18 @@ def zero_grad(run: Run, steps: int = SGD_STEPS, lr: float = LR) -> dict[str, Any
     return {"lr": lr, "steps": steps, **runs}
 
 
+def zeroing_loop(run: Run) -> dict[str, Any] | None:
+    """A program that runs a loop of passes and zeroes grads in it: its zeroing lines, which
+    the training lesson takes out to show the same loop without them (training.py)."""
+    if len(run.interpreter.passes.passes) < 2:
+        return None
+    stmts = zeroing_statements(run.source.tree)
+    if not stmts:
+        return None
+    return {"lines": [{"line": s.lineno, "text": run.source.segment(run.source.span(s))}
+                      for s in stmts]}  # fmt: skip
+
+
 def missing(run: Run, drop: str | None) -> dict[str, Any]:
     grads, topo = reverse_walk(run.output)
     candidates = [n for n in op_nodes(topo) if n is not run.output]
@@ -181,6 +194,7 @@ def mistakes(run: Run, **options: Unpack[MistakesOptions]) -> dict[str, Any]:
             out: dict[str, Any] = {"twice": twice(run)}
             check_deadline()
             out["zero_grad"] = zero_grad(run)
+            out["zero_grad"]["loop"] = zeroing_loop(run)
             check_deadline()
             out["missing"] = missing(run, options.get("drop"))
             check_deadline()

@@ -13,8 +13,9 @@ import { fwdCount, setPos } from "../trace.js";
 import { el, t } from "./kit.js";
 import { VIEWS as FOLLOWING } from "./views_follow.js";
 import { VIEWS as OWN } from "./views_own.js";
+import { VIEWS as TRAINING } from "./views_training.js";
 
-const VIEWS = Object.assign({}, FOLLOWING, OWN);
+const VIEWS = Object.assign({}, FOLLOWING, OWN, TRAINING);
 let panel = null;
 
 function programKey(s) {

@@ -331,6 +331,13 @@ VIEWS.mistakes = {
     }
     table.append(tb);
     box.append(el("div", { class: "ls-scroll" }, table));
+    if (d.loop) { // the program's own loop zeroes its grads: the training lesson runs it without
+      const lines = d.loop.lines.map((l) => l.text).join(", ");
+      box.append(el("div", { class: "ls-callout", id: "ls-mis-loop", role: "note" },
+        el("p", { text: t("ls_mis_zg_loop", { lines, line: d.loop.lines[0].line }) }),
+        // the panel opens the lesson the button names; its part on show is this one
+        el("button", { type: "button", "data-lesson": "training", text: t("ls_mis_zg_open"), onclick: () => setLesson({ modes: Object.assign({}, state.lesson.modes, { training: "zero_grad" }) }) })));
+    }
     return box;
   },
   missing(data, k, names) {

@@ -13,6 +13,7 @@ import { MISCONCEPTIONS, isRight, misconceptionOf, sameNumber } from "./misconce
 export function questionText(q) {
   if (q.topic === "grad" && q.name) return t("room_q_grad", { name: q.name });
   if (q.topic === "next") return t("room_q_next");
+  if (q.topic === "pass" && q.name) return t("room_q_pass", { name: q.name, k: q.pass });
   return q.question || "";
 }
 

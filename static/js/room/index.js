@@ -55,6 +55,7 @@ export function startRoom() {
   on("#room-end", "click", instructor((i) => i.end()));
   on("#room-ask-grad", "click", instructor((i) => i.ask("grad")));
   on("#room-ask-next", "click", instructor((i) => i.ask("next")));
+  on("#room-ask-pass", "click", instructor((i) => i.ask("pass")));
   on("#room-start", "click", async () => {
     if (side.role) return;
     const btn = $("#room-start");

@@ -14,7 +14,7 @@ import { t } from "../i18n.js";
 import { state, subscribe } from "../store.js";
 import { inForward } from "../trace.js";
 import { bars, questionText, shown } from "./ask.js";
-import { gradQuestion, nextQuestion } from "./misconceptions.js";
+import { gradQuestion, nextQuestion, passQuestion } from "./misconceptions.js";
 import { roomSocket } from "./socket.js";
 import { positionKey, programKey, viewOf } from "./view.js";
 import { say, showAsking, showChip } from "./ui.js";
@@ -65,6 +65,13 @@ function placeCard() {
   const top = Math.max(8, bar ? Math.round(bar.getBoundingClientRect().bottom) + 8 : 8);
   card.style.top = top + "px";
   card.style.maxHeight = "calc(100vh - " + (top + 8) + "px)";
+}
+
+// The pass question, while the Training lesson is on show: about its pass on show.
+function trainingQuestion() {
+  const ls = state.lesson;
+  if (ls.name !== "training" || ls.loading || !ls.data.training) return null;
+  return passQuestion(ls.data.training, ls.sub);
 }
 
 class Instructor {
@@ -223,12 +230,12 @@ class Instructor {
 
   ask(kind) {
     if (!state.trace || inForward()) return;
-    const q = kind === "grad" ? gradQuestion(state.trace, state.step) : nextQuestion(state.trace, state.step);
+    const q = kind === "grad" ? gradQuestion(state.trace, state.step) : kind === "pass" ? trainingQuestion() : nextQuestion(state.trace, state.step);
     if (!q) return;
     const id = "q" + Date.now().toString(36) + Math.floor(Math.random() * 1e6).toString(36);
     this.question = Object.assign({}, q, { id, counts: {}, total: 0, revealed: false, stored: false });
     // Which wrong answers a misconception explains goes to students only with the reveal.
-    const asked = { id, question: questionText(q), kind: q.kind, answer: q.answer, about: { topic: q.topic, name: q.name, step: q.step }, hidden: { named: q.named } };
+    const asked = { id, question: questionText(q), kind: q.kind, answer: q.answer, about: { topic: q.topic, name: q.name, step: q.step, pass: q.pass }, hidden: { named: q.named } };
     if (q.kind === "choice") asked.choices = q.choices;
     this.askMsg = asked;
     this.flush(); // the class sees the step the question is about
@@ -281,6 +288,12 @@ class Instructor {
     if (bg.textContent !== gText) bg.textContent = gText;
     bg.disabled = !g;
     bn.disabled = !n;
+    const p = can ? trainingQuestion() : null, bp = $("#room-ask-pass");
+    if (bp) {
+      bp.hidden = !p;
+      const pText = p ? t("room_ask_pass", { name: p.name, k: p.pass }) : "";
+      if (bp.textContent !== pText) bp.textContent = pText;
+    }
   }
 
   render() {

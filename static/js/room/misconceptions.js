@@ -9,6 +9,11 @@
  *     `chain` (the grad before plus the local derivative, without × the upstream grad).
  *   - "Which node runs next?": a choice among the nodes that have not run yet. Named wrong
  *     choices: `fanout` (a node that is not ready: a node that uses it has not run).
+ *   - "What is <name>.grad after pass k, if the zeroing line were missing?": from the training
+ *     lesson's data (engine/lessons/training.py: the loop run again without its zeroing
+ *     lines). Named wrong values: `nozero` (the grad with the zeroing: as if nothing changed)
+ *     and `samepath` (the sum of the zeroed run's grads so far: but without zeroing the
+ *     parameters move elsewhere, so every later pass's own grad differs too).
  */
 
 // The word (engine/words/*.json) of each misconception's name.
@@ -16,6 +21,8 @@ export const MISCONCEPTIONS = Object.freeze({
   assign: "room_mis_assign",
   chain: "room_mis_chain",
   fanout: "room_mis_fanout",
+  nozero: "room_mis_nozero",
+  samepath: "room_mis_samepath",
 });
 
 // The most choices a "which node next" question offers.
@@ -95,4 +102,24 @@ export function nextQuestion(trace, k) {
   const label = (id) => (byId[id] ? byId[id].label : id);
   const named = picked.filter((id) => id !== next.node && notReady(id)).map((id) => ({ value: label(id), name: "fanout" }));
   return { kind: "choice", topic: "next", step: k, choices: picked.map(label), answer: label(next.node), named };
+}
+
+// The pass question about pass `k` (0-based) of the training lesson's data, or null when the
+// program has no zeroing loop or the answer is not a number.
+export function passQuestion(training, k) {
+  const z = training && training.training ? training.zero_grad : null;
+  if (!z || !z.available || k < 0 || !training.coords.length) return null;
+  const row = z.without.grads[k];
+  const answer = row ? row[0] : null;
+  if (typeof answer !== "number" || !Number.isFinite(answer)) return null;
+  const named = [];
+  const add = (value, name) => {
+    if (Number.isFinite(value) && !sameNumber(value, answer) && !named.some((m) => sameNumber(m.value, value))) named.push({ value, name });
+  };
+  add(training.grads[k][0], "nozero");
+  let sum = 0;
+  for (let j = 0; j <= k; j++) sum += training.grads[j][0];
+  add(sum, "samepath");
+  const c = training.coords[0];
+  return { kind: "value", topic: "pass", node: c.id, name: c.label, pass: k + 1, step: k, answer, named };
 }

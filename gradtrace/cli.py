@@ -11,11 +11,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
+from engine.drawing.passes import pass_step
 from engine.errors import ProgramError
 from engine.inputs.valuespec import parse_values
 from engine.tracing.table import format_number, grad_table
 from engine.words import words
 from gradtrace.errors import ExportError
+from gradtrace.figure import FigureError, pass_option
 from gradtrace.files import Program, all_steps, bounded_run, step_image, write_if_changed
 from gradtrace.reveal.commands import add_commands, run_command
 from gradtrace.standalone import standalone_html
@@ -169,6 +171,13 @@ def _add_render_options(r: argparse.ArgumentParser) -> None:
         metavar="K",
         help="the step to draw: 0 shows only the seed; default the last; out of range clamps",
     )
+    out.add_argument(
+        "--pass",
+        dest="pass_",
+        metavar="P",
+        help="with several backward passes: first, last or a pass's number (from 0), drawn at "
+        "that pass's last step (--step, when given too, wins)",
+    )
     out.add_argument("-o", "--output", metavar="FILE", help="write here instead of stdout")
     out.add_argument(
         "--format", choices=["svg", "png"], help="image format (default: -o's suffix, else svg)"
@@ -275,12 +284,21 @@ def render(args: argparse.Namespace) -> None:
     if args.table and args.output and args.format:
         raise UsageError("-o takes the table here; --format is for images")
     single = args.table is None and (
-        args.output is not None or args.step is not None or not (args.all_steps or args.html)
+        args.output is not None
+        or args.step is not None
+        or args.pass_ is not None
+        or not (args.all_steps or args.html)
     )
+    try:
+        which = pass_option(args.pass_)
+    except FigureError as err:
+        raise UsageError(f"--pass: {err}") from None
     program = Program(
         read_program(args.program), parse_values(args.values), args.accumulate, args.order
     )
     trace = program.trace()
+    if args.step is None and which is not None:
+        args.step = pass_step(trace, which)
     draw_options = {
         "lang": args.lang,
         "legend": not args.no_legend,

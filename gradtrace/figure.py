@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from engine import drawing as draw
+from engine.drawing.passes import pass_step
 from engine.errors import ProgramError
 from engine.inputs.valuespec import parse_values
 from gradtrace.assets import ui_strings
@@ -43,6 +44,7 @@ from gradtrace.version import stamp
 OPTIONS = (
     "values",
     "step",
+    "pass",
     "accumulate",
     "order",
     "mode",
@@ -84,6 +86,9 @@ class FigureSpec:
     source: str
     values: Mapping[str, Any] = field(default_factory=dict)
     step: int | str | None = None  # a step, "all", or None for the last
+    # with several passes: "first", "last" or a pass's index, drawn at that pass's last step
+    # (`step`, when given too, wins: it is the index across all passes)
+    pass_: int | str | None = None
     accumulate: str = "add"
     order: str = "dfs"
     mode: str = "svg"
@@ -153,12 +158,14 @@ def parse_options(source: str, options: Mapping[str, str | None]) -> FigureSpec:
         raise FigureError(str(err)) from None
     mode = text.get("mode") or "svg"
     step = _step(text.get("step"))
+    pass_ = pass_option(text.get("pass"))
     if step == "all" and mode == "stepper":
         raise FigureError("step all draws one picture per step; the stepper holds every step")
     return FigureSpec(
         source=source,
         values=values,
         step=step,
+        pass_=pass_,
         accumulate=text.get("accumulate") or "add",
         order=text.get("order") or "dfs",
         mode=mode,
@@ -179,6 +186,17 @@ def _step(text: str | None) -> int | str | None:
     if re.fullmatch(r"[0-9]{1,6}", text):
         return int(text)
     raise FigureError(f"step is a number (0 is the seed), all, or left out for the last: {text!r}")
+
+
+def pass_option(text: str | None) -> int | str | None:
+    """`pass: first|last|k` (a pass's index from 0), or None when not given."""
+    if not text:
+        return None
+    if text in ("first", "last"):
+        return text
+    if re.fullmatch(r"[0-9]{1,6}", text):
+        return int(text)
+    raise FigureError(f"pass is first, last or a pass's number (0 is the first): {text!r}")
 
 
 def _flag(name: str, text: str) -> bool:
@@ -212,7 +230,10 @@ def steps_of(spec: FigureSpec, trace: Mapping[str, Any]) -> list[int]:
     """The steps the spec draws: every one for `all`, else the one asked for (clamped)."""
     if spec.step == "all":
         return list(range(max(1, draw.step_count(trace))))
-    return [draw.clamp_step(trace, spec.step if isinstance(spec.step, int) else None)]
+    step = spec.step if isinstance(spec.step, int) else None
+    if step is None and spec.pass_ is not None:
+        step = pass_step(trace, spec.pass_)
+    return [draw.clamp_step(trace, step)]
 
 
 def build(

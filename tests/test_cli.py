@@ -62,3 +62,18 @@ def test_values_text(text: str, expected: dict[str, object]) -> None:
 def test_bad_values_text_is_a_program_error(text: str) -> None:
     with pytest.raises(ProgramError):
         parse_values(text)
+
+
+def test_render_draws_the_pass_asked_for(tmp_path, capsys: pytest.CaptureFixture[str]) -> None:
+    program = tmp_path / "loop.py"
+    program.write_text(
+        "import torch\nw = torch.tensor(1.0, requires_grad=True)\nfor i in range(3):\n"
+        "    loss = (w*2 - 1)**2\n    loss.backward()\n"
+    )
+    out = {}
+    for which in ("first", "1", "last"):
+        assert main(["render", f"@{program}", "--pass", which, "-o", str(tmp_path / "p.svg")]) == 0
+        out[which] = (tmp_path / "p.svg").read_text()
+    assert ">grad 4<" in out["first"] and ">grad 8<" in out["1"] and ">grad 12<" in out["last"]
+    assert main(["render", f"@{program}", "--pass", "x"]) == 2
+    assert "--pass" in capsys.readouterr().err

@@ -129,3 +129,26 @@ def test_the_fence_reader_finds_gradtrace_fences_at_any_depth_and_skips_other_co
         fence_options("step all")
     with pytest.raises(FigureError, match="cannot be read"):
         fence_options('caption="unclosed')
+
+
+LOOP = """import torch
+w = torch.tensor(1.0, requires_grad=True)
+for i in range(3):
+    loss = (w*2 - 1)**2
+    loss.backward()
+"""
+
+
+@pytest.mark.parametrize(("which", "grad"), [("first", "4"), ("1", "8"), ("last", "12")])
+def test_a_figure_of_several_passes_draws_the_pass_asked_for(which: str, grad: str) -> None:
+    (fig,) = build(parse_options(LOOP, {"pass": which}))
+    assert grads(fig.data)["n0-grad"] == f"grad {grad}"  # w (n0) accumulates: 4, 8, 12
+
+
+def test_a_pass_that_is_not_one_is_named() -> None:
+    with pytest.raises(FigureError, match="pass is first, last or a pass's number"):
+        parse_options(LOOP, {"pass": "second"})
+
+
+def test_the_fence_takes_pass_too() -> None:
+    assert fence_options('values="" pass=last')["pass"] == "last"

@@ -35,6 +35,7 @@ TENSOR_METHODS = {
 }  # fmt: skip
 CONVERSIONS = ("double", "float", "clone", "cpu", "contiguous")  # every value is float64 here
 IN_PLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
+IN_PLACE_OTHER = ("copy_", "fill_", "zero_", "normal_", "uniform_")
 
 
 def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) -> Any:
@@ -57,7 +58,7 @@ def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) 
         return Function(attr, conversion).bind(v)
     if attr in transforms.TENSOR:
         return transforms.TENSOR[attr].bind(v)
-    if attr in IN_PLACE or attr in ("copy_", "fill_", "zero_") or attr[:-1] in UNARY_FUNCTIONS:
+    if attr in IN_PLACE or attr in IN_PLACE_OTHER or attr[:-1] in UNARY_FUNCTIONS:
         return Function(attr, in_place).bind(v)
     raise unknown_attribute(it, attr, node)
 
@@ -107,8 +108,10 @@ def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
     `torch.no_grad()` (or through `.data`); w stays the same leaf."""
     from engine.language.statements import update_in_place
 
-    owner, rest = args[0], args[1:]
     name = getattr(node.func, "attr", "") or getattr(node.func, "id", "")
+    if not args:  # torch.sin_() of nothing
+        raise it.error("library_usage", node, "arguments", name=name, usage=f"torch.{name}(x)")
+    owner, rest = args[0], args[1:]
     seen = it.passes.views.get(getattr(owner, "seq", -1))  # `w.data.sub_(…)`: not recorded
     owner = it.tensor(owner, node) if seen is None else seen
     if seen is None and it.grad_enabled and owner.requires_grad:
@@ -124,6 +127,10 @@ def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
         it.passes.updated(owner, np.zeros(owner.data.shape))
     elif name == "fill_":
         it.passes.updated(owner, np.full(owner.data.shape, one_number(it, rest[0], node)))
+    elif name in ("normal_", "uniform_"):  # torch's generator's numbers (draws.py)
+        from engine.library import draws
+
+        it.passes.updated(owner, draws.fill(it, name, owner.data.shape, rest, kwargs, node))
     elif name == "copy_":
         source = it.tensor(rest[0], node).data
         it.passes.updated(owner, np.broadcast_to(source, owner.data.shape).astype(np.float64))

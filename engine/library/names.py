@@ -32,6 +32,7 @@ from engine.language.values import (
 )
 from engine.library import (
     constructors,  # noqa: F401  (the tensors a program makes register)
+    draws,  # noqa: F401  (the seeded draws register)
     methods,
 )
 from engine.library.builtins import BUILTINS, print_call
@@ -57,13 +58,25 @@ _TORCH = {
     **{f: f for f in _ARRAY}, "softmax": "softmax", "log_softmax": "log_softmax",
     "mm": "matmul", "dot": "matmul", "pow": "pow", "max": "maximum", "min": "minimum",
     "cat": "cat", "concat": "cat", "concatenate": "cat", "clamp": "clamp", "clip": "clamp",
-    "randn": "randn", "rand": "rand", "tensor": "tensor", "as_tensor": "tensor", "Tensor": "Tensor",
+    "randn": "torch_randn", "rand": "torch_rand", "tensor": "tensor", "as_tensor": "tensor",
+    "Tensor": "Tensor",
     "detach": "const", "t": "transpose", "permute": "transpose", "transpose": "swapaxes",
-    "randn_like": "randn_like", "rand_like": "rand_like", "norm": "norm", "arange": "torch_arange",
-    "linspace": "torch_linspace", "manual_seed": "seed", "no_grad": "no_grad",
+    "randn_like": "torch_randn_like", "rand_like": "torch_rand_like", "norm": "norm",
+    "arange": "torch_arange",
+    "linspace": "torch_linspace", "manual_seed": "manual_seed", "no_grad": "no_grad",
     "enable_grad": "enable_grad", "set_printoptions": "print_settings",
     "set_default_dtype": "default_dtype", "square": "square",
 }  # fmt: skip
+# --- issue 25 (seeded draws, wt-tf25): torch's generator and NumPy's legacy RandomState ---
+_TORCH.update({
+    "randint": "torch_randint", "normal": "torch_normal", "empty": "zeros",
+})  # fmt: skip
+_NUMPY_RANDOM = {
+    "seed": "np_seed", **{f: f"np_{f}" for f in ("randn", "rand", "random", "random_sample",
+                                                 "standard_normal", "normal", "uniform",
+                                                 "randint")},
+}  # fmt: skip
+# --- end issue 25 (wt-tf25) ---
 MODULES: dict[str, dict[str, Any]] = {
     "torch": _TORCH,
     "torch.nn": {},
@@ -73,12 +86,7 @@ MODULES: dict[str, dict[str, Any]] = {
     "torch.optim": {"SGD": "SGD", "Adam": "Adam"},
     "torch.func": {"grad": "jax_grad"},
     "numpy": {**_NUMPY, "set_printoptions": "print_settings"},
-    "numpy.random": {
-        "randn": "randn",
-        "rand": "rand",
-        "seed": "seed",
-        "default_rng": "default_rng",
-    },  # fmt: skip
+    "numpy.random": {"default_rng": "default_rng", **_NUMPY_RANDOM},
     "numpy.linalg": {"norm": "norm"},
     "math": {
         **{f: f for f in ("exp", "log", "sqrt", "sin", "cos", "tanh")},
@@ -131,7 +139,7 @@ STANDARD = {
 # as NumPy and PyTorch spell them (`dot`, `concatenate`).
 BARE = {
     **{f: f for f in FUNCTIONS
-       if f not in ("swapaxes", "torch_arange", "torch_linspace") and not f.endswith("_")},
+       if f != "swapaxes" and not f.startswith("torch_") and not f.endswith("_")},
     "dot": "matmul", "concatenate": "cat", "concat": "cat", "clip": "clamp", "grad": "grad",
 }  # fmt: skip
 BUILTIN_NAMES = frozenset(BARE) | frozenset(BUILTINS)

@@ -126,7 +126,7 @@ REFUSED = [
         "from torch import fft",
         1,
         1,
-        "torch.fft is not supported; the functions of torch that work are: abs, add, arange",
+        "torch.fft is not supported; the functions of torch that work are: abs, add, amax, amin",
     ),
     (
         "function-missing",

@@ -18,16 +18,32 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from engine.language.calls import argument_node, keyword_node
-from engine.language.values import Ints, Opaque
+from engine.language.calls import Signature, argument_node, keyword_node
+from engine.language.values import Function, Ints, Opaque
 from engine.library.functions import number, sizes
 from engine.library.random_torch import TorchGenerator
-from engine.library.transforms import special
+from engine.library.transforms import SPECIAL
 
 if TYPE_CHECKING:
     from engine.language.interpreter import Interpreter
 
 DOUBLE = ("torch.float64", "torch.double")
+
+
+def special(name: str, *positional: str, usage: str = "", shown: str = "", **defaults: Any) -> Any:
+    """Register `impl(it, node, **arguments)` as the library's `name`, called `shown` in its
+    messages (`randint`, not `torch_randint`), out of the bare names."""
+    shown = shown or (name.split("_", 1)[1] if name.startswith(("torch_", "np_")) else name)
+    sig = Signature(shown, positional, tuple(defaults.items()), usage or f"{shown}(…)")
+
+    def register(impl: Any) -> Any:
+        def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+            return impl(it, node, **sig.bind(it, args, kwargs, node))
+
+        SPECIAL[name] = Function(name, run)
+        return impl
+
+    return register
 
 
 def torch_double(it: Interpreter, node: Any) -> bool:

@@ -35,6 +35,7 @@ TENSOR_METHODS = {
 }  # fmt: skip
 CONVERSIONS = ("double", "float", "clone", "cpu", "contiguous")  # every value is float64 here
 IN_PLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
+EXTREMES = ("max", "min", "argmax", "argmin")
 IN_PLACE_OTHER = ("copy_", "fill_", "zero_", "normal_", "uniform_")
 
 
@@ -47,6 +48,10 @@ def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) 
         return data_view(it, v, node)
     if attr in ("shape", "requires_grad", "is_leaf", "ndim", "dtype", "grad_fn"):
         return property_of(it, it.tensor(v, node), attr)
+    if attr in EXTREMES:  # x.max(dim), x.argmax(): engine/library/extremes.py
+        from engine.library.transforms import SPECIAL
+
+        return SPECIAL[("torch_" if it.torch else "np_") + attr].bind(v)
     if attr in TENSOR_METHODS:
         name = TENSOR_METHODS[attr]
         if attr == "transpose" and it.torch:
@@ -67,7 +72,7 @@ def unknown_attribute(it: Interpreter, attr: str, node: Any) -> Any:
     """A tensor's attribute the language lacks: the closest method named, if there is one."""
     from engine.language.source import close_match
 
-    known = [*TENSOR_METHODS, *transforms.TENSOR, "T", "shape", "grad", "data", "t"]
+    known = [*TENSOR_METHODS, *EXTREMES, *transforms.TENSOR, "T", "shape", "grad", "data", "t"]
     hint = close_match(attr[:40], known)
     if hint is not None:
         return it.error("unknown_method", node, "unknown_method", name=attr[:40], hint=hint)

@@ -33,6 +33,7 @@ from engine.language.values import (
 from engine.library import (
     constructors,  # noqa: F401  (the tensors a program makes register)
     draws,  # noqa: F401  (the seeded draws register)
+    extremes,
     methods,
 )
 from engine.library.builtins import BUILTINS, print_call
@@ -71,6 +72,16 @@ _TORCH = {
 _TORCH.update({
     "randint": "torch_randint", "normal": "torch_normal", "empty": "zeros",
 })  # fmt: skip
+_EXTREMES = {  # a max over an axis, argmax, where: engine/library/extremes.py
+    "max": "np_max", "min": "np_min", "amax": "np_max", "amin": "np_min",
+    "argmax": "np_argmax", "argmin": "np_argmin", "where": "where",
+}  # fmt: skip
+_NUMPY.update(_EXTREMES)
+_TORCH.update({
+    "max": "torch_max", "min": "torch_min", "argmax": "torch_argmax", "argmin": "torch_argmin",
+    "amax": "np_max", "amin": "np_min", "where": "where",
+})  # fmt: skip
+_FUNCTIONAL.update({f: f for f in ("binary_cross_entropy", "binary_cross_entropy_with_logits")})
 _NUMPY_RANDOM = {
     "seed": "np_seed", **{f: f"np_{f}" for f in ("randn", "rand", "random", "random_sample",
                                                  "standard_normal", "normal", "uniform",
@@ -249,6 +260,8 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
     is_value = (is_number(owner) and not isinstance(owner, bool)) or numbers_list(owner)
     if is_value and not it.torch and attr not in ("append", "extend"):
         return methods.tensor_attribute(it, it.tensor(owner, node), attr, node)  # numbers: a value
+    if isinstance(owner, extremes.Extremes) and attr in ("values", "indices"):
+        return owner[0 if attr == "values" else 1]
     if isinstance(owner, tuple) and attr in ("count", "index"):
         raise it.error("attribute_of", node, "attribute", attr=attr, v=describe(owner))
     raise it.error("attribute_of", node, "attribute", attr=attr[:40], v=describe(owner))

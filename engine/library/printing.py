@@ -42,6 +42,10 @@ def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False)
         return repr(v) if quoted else v
     if isinstance(v, Size) and it.torch:
         return f"torch.Size([{', '.join(str(d) for d in v)}])"
+    from engine.library.extremes import Extremes, torch_printed
+
+    if isinstance(v, Extremes) and it.torch:
+        return torch_printed(v, lambda x: print_text(it, x, node, depth + 1))
     if isinstance(v, list | tuple):
         parts = []
         for x in v:

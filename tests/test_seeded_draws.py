@@ -21,9 +21,7 @@ from tests.strategies import bounded
 torch = pytest.importorskip("torch")
 
 SMALL = st.lists(st.integers(1, 7), min_size=0, max_size=3).map(tuple)
-SHAPES = SMALL | st.sampled_from(
-    [(16,), (17,), (4, 4), (3, 11), (100,), (2, 3, 40), (1000,)]
-)
+SHAPES = SMALL | st.sampled_from([(16,), (17,), (4, 4), (3, 11), (100,), (2, 3, 40), (1000,)])
 SEEDS = st.integers(0, 2**32 - 1) | st.sampled_from([0, 1, 42, 1234, 2**40 + 3, 2**62])
 
 

@@ -30,17 +30,19 @@ if TYPE_CHECKING:
 DOUBLE = ("torch.float64", "torch.double")
 
 
-def special(name: str, *positional: str, usage: str = "", shown: str = "", **defaults: Any) -> Any:
-    """Register `impl(it, node, **arguments)` as the library's `name`, called `shown` in its
+def special(
+    key: str, /, *positional: str, usage: str = "", shown: str = "", **defaults: Any
+) -> Any:
+    """Register `impl(it, node, **arguments)` as the library's `key`, called `shown` in its
     messages (`randint`, not `torch_randint`), out of the bare names."""
-    shown = shown or (name.split("_", 1)[1] if name.startswith(("torch_", "np_")) else name)
+    shown = shown or (key.split("_", 1)[1] if key.startswith(("torch_", "np_", "tf_")) else key)
     sig = Signature(shown, positional, tuple(defaults.items()), usage or f"{shown}(…)")
 
     def register(impl: Any) -> Any:
         def run(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
             return impl(it, node, **sig.bind(it, args, kwargs, node))
 
-        SPECIAL[name] = Function(name, run)
+        SPECIAL[key] = Function(key, run)
         return impl
 
     return register
@@ -52,12 +54,12 @@ def torch_double(it: Interpreter, node: Any) -> bool:
     if isinstance(kw, ast.keyword):
         v = it.eval(kw.value)
         return isinstance(v, Opaque) and v.state.get("name") in DOUBLE
-    return bool(it.generators.get("torch_double"))
+    return bool(it.library_state.get("torch_double"))
 
 
 def torch_normal(it: Interpreter, shape: tuple[int, ...], node: Any, mean: float = 0.0,
                  std: float = 1.0) -> np.ndarray:  # fmt: skip
-    g: TorchGenerator | None = it.generators.get("torch")
+    g: TorchGenerator | None = it.library_state.get("torch")
     if g is None:
         return it.rng.standard_normal(shape) * std + mean
     n = math.prod(shape)
@@ -66,14 +68,14 @@ def torch_normal(it: Interpreter, shape: tuple[int, ...], node: Any, mean: float
 
 def torch_uniform(it: Interpreter, shape: tuple[int, ...], node: Any, low: float = 0.0,
                   high: float = 1.0) -> np.ndarray:  # fmt: skip
-    g: TorchGenerator | None = it.generators.get("torch")
+    g: TorchGenerator | None = it.library_state.get("torch")
     if g is None:
         return it.rng.random(shape) * (high - low) + low
     return g.uniform(math.prod(shape), torch_double(it, node), low, high).reshape(shape)
 
 
 def legacy(it: Interpreter) -> np.random.RandomState | None:
-    return it.generators.get("numpy")
+    return it.library_state.get("numpy")
 
 
 def numpy_draw(it: Interpreter, kind: str, shape: tuple[int, ...], *params: float) -> Any:
@@ -97,14 +99,14 @@ def seed_value(it: Interpreter, n: Any, node: Any, most: int) -> int:
 
 @special("manual_seed", "seed", usage="torch.manual_seed(0)")
 def manual_seed(it: Interpreter, node: Any, seed: Any) -> None:
-    it.generators["torch"] = TorchGenerator(seed_value(it, seed, node, 2**64 - 1))
+    it.library_state["torch"] = TorchGenerator(seed_value(it, seed, node, 2**64 - 1))
 
 
 @special("np_seed", "seed?", usage="np.random.seed(0)")
 def np_seed(it: Interpreter, node: Any, seed: Any) -> None:
     if seed is None:
         raise it.error("seed_range", node, "static", most=2**32 - 1)
-    it.generators["numpy"] = np.random.RandomState(seed_value(it, seed, node, 2**32 - 1))
+    it.library_state["numpy"] = np.random.RandomState(seed_value(it, seed, node, 2**32 - 1))
 
 
 def shaped(it: Interpreter, size: Any, node: Any) -> tuple[int, ...]:
@@ -132,7 +134,7 @@ def torch_randint(it: Interpreter, node: Any, low: Any, high: Any, size: Any,
     if hi <= lo:
         raise it.error("randint_range", node, "arguments", low=lo, high=hi)
     shape = shaped(it, size, node)
-    g: TorchGenerator | None = it.generators.get("torch")
+    g: TorchGenerator | None = it.library_state.get("torch")
     n = math.prod(shape)
     data = g.randint(n, lo, hi) if g is not None else it.rng.integers(lo, hi, n)
     return Ints(np.asarray(data, dtype=np.int64).reshape(shape))

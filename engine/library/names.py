@@ -35,6 +35,7 @@ from engine.library import (
     draws,  # noqa: F401  (the seeded draws register)
     extremes,
     methods,
+    tape,
 )
 from engine.library.builtins import BUILTINS, print_call
 from engine.library.functions import FUNCTIONS
@@ -87,6 +88,24 @@ _NUMPY_RANDOM = {
                                                  "standard_normal", "normal", "uniform",
                                                  "randint")},
 }  # fmt: skip
+# TensorFlow's spelling (engine/library/tape.py): the tape, Variables, its math under tf,
+# tf.math and tf.nn
+_TF_MATH = {
+    **{f: f for f in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "abs", "square",
+                      "pow", "maximum", "minimum", "softplus", "add")},
+    "subtract": "sub", "multiply": "mul", "divide": "div",
+    "reduce_sum": "sum", "reduce_mean": "mean", "reduce_max": "np_max", "reduce_min": "np_min",
+    "argmax": "np_argmax", "argmin": "np_argmin",
+}  # fmt: skip
+_TENSORFLOW = {
+    **_TF_MATH, "Variable": "tf_variable", "constant": "tf_constant",
+    "convert_to_tensor": "tf_constant", "GradientTape": "gradient_tape", "matmul": "matmul",
+    "reshape": "reshape", "transpose": "transpose", "ones": "ones", "zeros": "zeros",
+    "ones_like": "ones_like", "zeros_like": "zeros_like", "stack": "stack", "concat": "cat",
+    "where": "where", "stop_gradient": "const", "eye": "eye", "linspace": "linspace",
+}  # fmt: skip
+_TF_NN = {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax", "tanh", "softplus")}
+EXPLICIT = frozenset({"torch", "tensorflow"})  # leaves only where asked: requires_grad, Variable
 # --- end issue 25 (wt-tf25) ---
 MODULES: dict[str, dict[str, Any]] = {
     "torch": _TORCH,
@@ -109,6 +128,9 @@ MODULES: dict[str, dict[str, Any]] = {
     "jax.numpy.linalg": {"norm": "norm"},
     "jax.nn": {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax")},
     "jax.lax": {"stop_gradient": "const"},
+    "tensorflow": _TENSORFLOW,  # issue 25 (wt-tf25)
+    "tensorflow.math": _TF_MATH,
+    "tensorflow.nn": _TF_NN,
 }
 # Where the ops' own spellings live (each op says its torch_name and jax_name): the modules
 # whose attribute of that name is the op, and the library's name for the op where it is not
@@ -140,11 +162,12 @@ for _f in UNARY_FUNCTIONS:  # torch.sin_(x): x's numbers changed in place (metho
 CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf")}
 CONSTANT_MODULES = ("math", "numpy", "torch", "jax.numpy")
 DTYPES = ("float64", "float32", "double", "float", "long", "int64", "int32", "bool", "float16")
-NAMED = "torch, torch.nn.functional, numpy, math, jax and jax.numpy"
+NAMED = "torch, torch.nn.functional, numpy, math, jax, jax.numpy and tensorflow"
 STANDARD = {
     "torch": "import torch", "np": "import numpy as np", "numpy": "import numpy",
     "F": "import torch.nn.functional as F", "nn": "import torch.nn as nn",
     "jnp": "import jax.numpy as jnp", "jax": "import jax", "math": "import math",
+    "tf": "import tensorflow as tf",
 }  # fmt: skip
 # The language's functions by their bare names (`exp(x)`, `grad(L, x)`), and its other names
 # as NumPy and PyTorch spell them (`dot`, `concatenate`).
@@ -179,7 +202,7 @@ def module_attribute(it: Interpreter, path: str, node: Any, code: str = "") -> A
         return CONSTANTS[attr]
     if module == "torch" and attr in DTYPES:
         return Opaque("dtype", {"name": f"torch.{attr}"})
-    if module in ("numpy", "jax.numpy") and attr in DTYPES:
+    if module in ("numpy", "jax.numpy", "tensorflow") and attr in DTYPES:
         return Opaque("dtype", {"name": f"numpy.{attr}"})
     if not code:
         code = "unknown_function" if id(node) in it.scan.call_funcs else "attribute"
@@ -283,8 +306,14 @@ def is_effect(node: ast.expr) -> bool:
     return name.endswith("_") or name in EFFECTS
 
 
-def enter(it: Interpreter, manager: Any, node: Any, body: Callable[[], None]) -> None:
-    """Run `body` inside a `with` block's manager: no_grad, enable_grad."""
+def enter(it: Interpreter, manager: Any, node: Any, body: Callable[[], None],
+          name: str | None = None) -> None:  # fmt: skip
+    """Run `body` inside a `with` block's manager (bound to `name` if `as name` is written):
+    no_grad, enable_grad, tf.GradientTape (engine/library/tape.py)."""
+    if name is not None:
+        it.set_var(name, manager, node)
+    if isinstance(manager, Opaque) and manager.kind == "tape":
+        return tape.enter(it, manager, body)
     if isinstance(manager, Opaque) and manager.kind in ("no_grad", "enable_grad"):
         before = it.grad_enabled
         it.grad_enabled = manager.kind == "enable_grad"

@@ -40,7 +40,7 @@ def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False)
         raise it.error("print_too_deep", node, "too_deep", max=MAX_NESTING)
     if isinstance(v, str):
         return repr(v) if quoted else v
-    if isinstance(v, Size) and it.torch:
+    if isinstance(v, Size) and it.torch and "tensorflow" not in it.scan.libraries:
         return f"torch.Size([{', '.join(str(d) for d in v)}])"
     from engine.library.extremes import Extremes, torch_printed
 
@@ -57,8 +57,19 @@ def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False)
         return f"[{inner}]"
     if isinstance(v, range):
         return repr(v)
+    if isinstance(v, dict):  # {'x': <tf.Tensor …>}: as Python prints a dict
+        inner = ", ".join(f"{k!r}: {print_text(it, x, node, depth + 1, quoted=True)}"
+                          for k, x in v.items())  # fmt: skip
+        it.check_chars(len(inner), node)
+        return "{" + inner + "}"
     if isinstance(v, Pending):
         v = v.node
+    if "tensorflow" in it.scan.libraries:  # as TensorFlow prints (engine/library/tape.py)
+        from engine.library.tape import printed
+
+        shown = printed(it, v, lambda data: array_text(data, False, ""))
+        if shown is not None:
+            return shown
     if isinstance(v, Value):
         return array_text(v.data, it.torch, suffix(v) if it.torch else "")
     if isinstance(v, Grad):

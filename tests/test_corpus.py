@@ -295,7 +295,6 @@ LEAVES = {
 }
 # What keeps an example from running as published.
 NEEDS = {
-    "micrograd_readme": "micrograd's Value class is not an allowed import; f-strings",
     "pytorch_polynomial_numpy": "the % operator; f-strings; 2,000 steps of 2,000-element "
     "tensors are past max_nodes",
     "pytorch_polynomial_autograd": "torch.accelerator and set_default_device; f-strings; the % "

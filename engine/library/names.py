@@ -35,6 +35,7 @@ from engine.library import (
     draws,  # noqa: F401  (the seeded draws register)
     extremes,
     methods,
+    spellings,
     tape,
 )
 from engine.library.builtins import BUILTINS, print_call
@@ -105,7 +106,8 @@ _TENSORFLOW = {
     "where": "where", "stop_gradient": "const", "eye": "eye", "linspace": "linspace",
 }  # fmt: skip
 _TF_NN = {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax", "tanh", "softplus")}
-EXPLICIT = frozenset({"torch", "tensorflow"})  # leaves only where asked: requires_grad, Variable
+# leaves only where asked: requires_grad, tf.Variable, micrograd's Value
+EXPLICIT = frozenset({"torch", "tensorflow", "micrograd", "tinygrad"})
 # --- end issue 25 (wt-tf25) ---
 MODULES: dict[str, dict[str, Any]] = {
     "torch": _TORCH,
@@ -131,6 +133,15 @@ MODULES: dict[str, dict[str, Any]] = {
     "tensorflow": _TENSORFLOW,  # issue 25 (wt-tf25)
     "tensorflow.math": _TF_MATH,
     "tensorflow.nn": _TF_NN,
+    # HIPS autograd, micrograd, tinygrad (engine/library/spellings.py)
+    "autograd": spellings.HIPS,
+    "autograd.numpy": _NUMPY,
+    "micrograd": {},
+    "micrograd.engine": spellings.MICROGRAD,
+    "tinygrad": {},
+    "tinygrad.tensor": {},
+    "tinygrad.Tensor": spellings.TINYGRAD_TENSOR,
+    "tinygrad.tensor.Tensor": spellings.TINYGRAD_TENSOR,
 }
 # Where the ops' own spellings live (each op says its torch_name and jax_name): the modules
 # whose attribute of that name is the op, and the library's name for the op where it is not
@@ -162,7 +173,10 @@ for _f in UNARY_FUNCTIONS:  # torch.sin_(x): x's numbers changed in place (metho
 CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf")}
 CONSTANT_MODULES = ("math", "numpy", "torch", "jax.numpy")
 DTYPES = ("float64", "float32", "double", "float", "long", "int64", "int32", "bool", "float16")
-NAMED = "torch, torch.nn.functional, numpy, math, jax, jax.numpy and tensorflow"
+NAMED = (
+    "torch, torch.nn.functional, numpy, math, jax, jax.numpy, tensorflow, autograd "
+    "(HIPS), micrograd and tinygrad"
+)
 STANDARD = {
     "torch": "import torch", "np": "import numpy as np", "numpy": "import numpy",
     "F": "import torch.nn.functional as F", "nn": "import torch.nn as nn",
@@ -265,6 +279,10 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
     if isinstance(owner, Module):
         return module_attribute(it, f"{owner.path}.{attr}", node)
     if isinstance(owner, Value | Pending):
+        if spellings.is_micrograd(it):  # micrograd's .data and .grad: numbers
+            number = spellings.micrograd_attribute(it, owner, attr, node)
+            if number is not None:
+                return number
         return methods.tensor_attribute(it, owner, attr, node)
     if isinstance(owner, Grad):
         return methods.grad_attribute(it, owner, attr, node)
@@ -293,6 +311,8 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
 def set_attribute(it: Interpreter, owner: Any, attr: str, value: Any, node: Any) -> None:
     if attr.startswith("_"):
         raise it.error("assign_attribute_dunder", node, "unsupported", attr=attr[:40])
+    if spellings.is_micrograd(it) and spellings.set_micrograd(it, owner, attr, value, node):
+        return
     methods.set_tensor_attribute(it, owner, attr, value, node)
 
 

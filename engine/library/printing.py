@@ -64,6 +64,14 @@ def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False)
         return "{" + inner + "}"
     if isinstance(v, Pending):
         v = v.node
+    if (
+        isinstance(v, Value)
+        and "micrograd" in it.scan.libraries
+        and not it.scan.libraries & {"torch", "tensorflow"}
+    ):  # micrograd's Value(data=…, grad=…)
+        from engine.library.spellings import micrograd_printed
+
+        return micrograd_printed(v)
     if "tensorflow" in it.scan.libraries:  # as TensorFlow prints (engine/library/tape.py)
         from engine.library.tape import printed
 

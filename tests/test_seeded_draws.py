@@ -172,3 +172,20 @@ def test_refusals_are_positioned(source: str, line: int, column: int, key: str) 
     e = info.value
     assert (e.line, e.column) == (line, column), e.message
     assert e.msg is not None and e.msg.key == key, e.message
+
+
+def test_a_torch_generator_of_its_own_draws_torchs_numbers() -> None:
+    """makemore's `g = torch.Generator().manual_seed(2147483647)` and `generator=g`."""
+    _, printed = values(
+        "import torch\ng = torch.Generator().manual_seed(2147483647)\n"
+        "p = torch.rand(3, generator=g)\nprint(p)\nW = torch.randn((27, 27), generator=g)\n"
+        "print(W[1, :4])\nprint(torch.randint(0, 27, (5,), generator=g))\nL = p.sum()"
+    )
+    g = torch.Generator().manual_seed(2147483647)
+    want = [str(torch.rand(3, generator=g)), str(torch.randn((27, 27), generator=g)[1, :4])]
+    want.append(str(torch.randint(0, 27, (5,), generator=g)))
+    assert printed == want
+    with pytest.raises(ProgramError) as info:
+        run_program("import torch\nx = torch.randn(3, generator=3)\nL = x.sum()")
+    e = info.value
+    assert (e.line, e.column) == (2, 30) and e.msg is not None and e.msg.key == "generator_value"

@@ -83,11 +83,12 @@ def _constructor(name: str, fill: Callable[[Interpreter, tuple[int, ...], Any], 
                  shown: str = "") -> None:  # fmt: skip
     shown = shown or name
 
-    @function(name, "*dims", requires_grad=False, size=None, shape=None, usage=f"{shown}(2, 3)",
-              shown=shown)  # fmt: skip
+    @function(name, "*dims", requires_grad=False, size=None, shape=None, generator=None,
+              usage=f"{shown}(2, 3)", shown=shown)  # fmt: skip
     def run(
-        it: Interpreter, node: Any, dims: Any, requires_grad: Any, size: Any, shape: Any
-    ) -> Any:
+        it: Interpreter, node: Any, dims: Any, requires_grad: Any, size: Any, shape: Any,
+        generator: Any,
+    ) -> Any:  # fmt: skip
         for key, v in (("size", size), ("shape", shape)):
             if v is not None and dims:
                 raise it.error("given_twice", keyword_node(node, key), "arguments", name=key)

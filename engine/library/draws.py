@@ -21,6 +21,7 @@ import numpy as np
 from engine.language.calls import Signature, argument_node, keyword_node
 from engine.language.values import Function, Ints, Opaque
 from engine.library.functions import number, sizes
+from engine.library.objects import OBJECT_METHODS
 from engine.library.random_torch import TorchGenerator
 from engine.library.transforms import SPECIAL
 
@@ -57,9 +58,36 @@ def torch_double(it: Interpreter, node: Any) -> bool:
     return bool(it.library_state.get("torch_double"))
 
 
+def torch_generator(it: Interpreter, node: Any) -> TorchGenerator | None:
+    """The generator a draw uses: its `generator=g` (a torch.Generator), else torch's default
+    once torch.manual_seed was called, else None (the program's own generator)."""
+    kw = keyword_node(node, "generator")
+    if isinstance(kw, ast.keyword):
+        g = it.eval(kw.value)
+        if not (isinstance(g, Opaque) and g.kind == "torch_generator"):
+            raise it.error("generator_value", kw.value, "keyword")
+        return g.state["gen"]
+    return it.library_state.get("torch")
+
+
+@special("torch_generator_object", "device?", usage="torch.Generator()")
+def generator_object(it: Interpreter, node: Any, device: Any) -> Opaque:
+    """torch.Generator(): a CPU generator of its own, seeded with torch's default seed."""
+    return Opaque("torch_generator", {"gen": TorchGenerator()})
+
+
+def generator_seed(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> Any:
+    """g.manual_seed(n): the generator, reseeded (torch returns it, so it chains)."""
+    if len(args) != 2 or kwargs:
+        raise it.error("library_usage", node, "arguments", name="manual_seed",
+                       usage="torch.Generator().manual_seed(0)")  # fmt: skip
+    args[0].state["gen"] = TorchGenerator(seed_value(it, args[1], node, 2**64 - 1))
+    return args[0]
+
+
 def torch_normal(it: Interpreter, shape: tuple[int, ...], node: Any, mean: float = 0.0,
                  std: float = 1.0) -> np.ndarray:  # fmt: skip
-    g: TorchGenerator | None = it.library_state.get("torch")
+    g = torch_generator(it, node)
     if g is None:
         return it.rng.standard_normal(shape) * std + mean
     n = math.prod(shape)
@@ -68,7 +96,7 @@ def torch_normal(it: Interpreter, shape: tuple[int, ...], node: Any, mean: float
 
 def torch_uniform(it: Interpreter, shape: tuple[int, ...], node: Any, low: float = 0.0,
                   high: float = 1.0) -> np.ndarray:  # fmt: skip
-    g: TorchGenerator | None = it.library_state.get("torch")
+    g = torch_generator(it, node)
     if g is None:
         return it.rng.random(shape) * (high - low) + low
     return g.uniform(math.prod(shape), torch_double(it, node), low, high).reshape(shape)
@@ -121,10 +149,10 @@ def made(it: Interpreter, data: Any, node: Any, requires_grad: Any = False) -> A
     return make(it, np.asarray(data, dtype=np.float64), node, requires_grad)
 
 
-@special("torch_randint", "low", "high?", "size?", requires_grad=False,
+@special("torch_randint", "low", "high?", "size?", requires_grad=False, generator=None,
          usage="torch.randint(low, high, size)")  # fmt: skip
 def torch_randint(it: Interpreter, node: Any, low: Any, high: Any, size: Any,
-                  requires_grad: Any) -> Ints:  # fmt: skip
+                  requires_grad: Any, generator: Any) -> Ints:  # fmt: skip
     if size is None:  # torch.randint(high, size)
         low, high, size = 0, low, high
     if size is None:
@@ -134,15 +162,16 @@ def torch_randint(it: Interpreter, node: Any, low: Any, high: Any, size: Any,
     if hi <= lo:
         raise it.error("randint_range", node, "arguments", low=lo, high=hi)
     shape = shaped(it, size, node)
-    g: TorchGenerator | None = it.library_state.get("torch")
+    g = torch_generator(it, node)
     n = math.prod(shape)
     data = g.randint(n, lo, hi) if g is not None else it.rng.integers(lo, hi, n)
     return Ints(np.asarray(data, dtype=np.int64).reshape(shape))
 
 
-@special("torch_normal", "mean", "std", "size?", requires_grad=False,
+@special("torch_normal", "mean", "std", "size?", requires_grad=False, generator=None,
          usage="torch.normal(mean, std, size)")  # fmt: skip
-def normal(it: Interpreter, node: Any, mean: Any, std: Any, size: Any, requires_grad: Any) -> Any:
+def normal(it: Interpreter, node: Any, mean: Any, std: Any, size: Any, requires_grad: Any,
+           generator: Any) -> Any:  # fmt: skip
     m, s = number(it, mean, node), number(it, std, node)
     if size is None:
         raise it.error("library_usage", node, "arguments", name="normal",
@@ -204,3 +233,6 @@ def np_randint(it: Interpreter, node: Any, low: Any, high: Any, size: Any) -> In
     rs = legacy(it)
     data = rs.randint(lo, hi, size=shape) if rs is not None else it.rng.integers(lo, hi, shape)
     return Ints(np.asarray(data, dtype=np.int64))
+
+
+OBJECT_METHODS["torch_generator"] = {"manual_seed": Function("manual_seed", generator_seed)}

@@ -73,6 +73,7 @@ _TORCH = {
 # --- issue 25 (seeded draws, wt-tf25): torch's generator and NumPy's legacy RandomState ---
 _TORCH.update({
     "randint": "torch_randint", "normal": "torch_normal", "empty": "zeros",
+    "Generator": "torch_generator_object",
 })  # fmt: skip
 _EXTREMES = {  # a max over an axis, argmax, where: engine/library/extremes.py
     "max": "np_max", "min": "np_min", "amax": "np_max", "amin": "np_min",
@@ -133,6 +134,7 @@ MODULES: dict[str, dict[str, Any]] = {
     "tensorflow": _TENSORFLOW,  # issue 25 (wt-tf25)
     "tensorflow.math": _TF_MATH,
     "tensorflow.nn": _TF_NN,
+    "tensorflow.random": {"normal": "tf_normal", "uniform": "tf_uniform"},
     # HIPS autograd, micrograd, tinygrad (engine/library/spellings.py)
     "autograd": spellings.HIPS,
     "autograd.numpy": _NUMPY,

@@ -60,6 +60,32 @@ def constant(it: Interpreter, node: Any, value: Any, name: Any, shape: Any) -> A
     return it.constant(data, node)
 
 
+@special("tf_normal", "shape", mean=0.0, stddev=1.0, seed=None, name=None,
+         usage="tf.random.normal((3, 2))")  # fmt: skip
+def random_normal(it: Interpreter, node: Any, shape: Any, mean: Any, stddev: Any, seed: Any,
+                  name: Any) -> Value:  # fmt: skip
+    """tf.random.normal: drawn from the program's generator (seed(n), 0 by default), not
+    TensorFlow's Philox, so the numbers are not TensorFlow's."""
+    from engine.library.functions import number, sizes
+
+    dims = sizes(it, (shape,), node)
+    it.check_shape(dims, node)
+    draw = it.rng.standard_normal(dims) * number(it, stddev, node) + number(it, mean, node)
+    return it.constant(draw, node)
+
+
+@special("tf_uniform", "shape", minval=0.0, maxval=1.0, seed=None, name=None,
+         usage="tf.random.uniform((3, 2))")  # fmt: skip
+def random_uniform(it: Interpreter, node: Any, shape: Any, minval: Any, maxval: Any, seed: Any,
+                   name: Any) -> Value:  # fmt: skip
+    from engine.library.functions import number, sizes
+
+    dims = sizes(it, (shape,), node)
+    it.check_shape(dims, node)
+    lo, hi = number(it, minval, node), number(it, maxval, node)
+    return it.constant(it.rng.random(dims) * (hi - lo) + lo, node)
+
+
 # --- the tape -------------------------------------------------------------------------------
 @special("gradient_tape", persistent=False, watch_accessed_variables=True,
          usage="tf.GradientTape(persistent=False)")  # fmt: skip

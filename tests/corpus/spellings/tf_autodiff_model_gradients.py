@@ -1,10 +1,11 @@
 # source: TensorFlow guide, "Introduction to gradients and automatic differentiation"
 # url: https://www.tensorflow.org/guide/autodiff
-# section: "Computing gradients" (w drawn by tf.random.normal there; written out here)
-# prints: (3, 2), (3, 2); dl_dw = [[22, 28], [44, 56], [66, 84]] for this w
+# section: "Computing gradients" (tf.random.normal draws w: gradtrace's numbers, not
+#   TensorFlow's; the shapes are what it prints)
+# prints: (3, 2), (3, 2)
 import tensorflow as tf
 
-w = tf.Variable([[1., 2.], [3., 4.], [5., 6.]], name='w')
+w = tf.Variable(tf.random.normal((3, 2)), name='w')
 b = tf.Variable(tf.zeros(2, dtype=tf.float32), name='b')
 x = [[1., 2., 3.]]
 

@@ -144,9 +144,11 @@ def shaped(it: Interpreter, size: Any, node: Any) -> tuple[int, ...]:
 
 
 def made(it: Interpreter, data: Any, node: Any, requires_grad: Any = False) -> Any:
-    from engine.library.constructors import made as make
-
-    return make(it, np.asarray(data, dtype=np.float64), node, requires_grad)
+    """A drawn tensor: a leaf when it asks for a gradient, else a constant."""
+    if not isinstance(requires_grad, bool):
+        raise it.error("requires_grad_bool", keyword_node(node, "requires_grad"), "keyword")
+    data = np.asarray(data, dtype=np.float64)
+    return it.leaf(data, node) if requires_grad else it.constant(data, node)
 
 
 @special("torch_randint", "low", "high?", "size?", requires_grad=False, generator=None,

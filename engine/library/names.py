@@ -209,6 +209,8 @@ def function_named(name: str) -> Any:
 
 # --- modules ------------------------------------------------------------------------------
 def module_attribute(it: Interpreter, path: str, node: Any, code: str = "") -> Any:
+    if any(part.startswith("_") for part in path.split(".")[1:]):  # Tensor.__call__: no way in
+        raise it.error("attribute_access", node, "attribute", attr=path.rpartition(".")[2][:40])
     if path in MODULES:
         return Module(path)
     module, _, attr = path.rpartition(".")
@@ -235,7 +237,7 @@ def function_error(it: Interpreter, path: str, node: Any, code: str = "unknown_f
                 module, name = ".".join(parts[:i]), parts[i]
                 break
     works = sorted(  # the in-place forms (torch.sin_) go without saying
-        (k for k in MODULES.get(module, {}) if k[0] != "_" and k[-1] != "_"), key=str.lower
+        (k for k in MODULES.get(module, {}) if k[0] not in "_(" and k[-1] != "_"), key=str.lower
     )
     return it.error("module_lacks", node, code, module=module, name=name[:40],
                     listed=", ".join(works) or "none")  # fmt: skip

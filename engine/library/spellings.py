@@ -99,7 +99,7 @@ def micrograd_printed(v: Value) -> str:
 HIPS = {"grad": "jax_grad", "elementwise_grad": "elementwise_grad"}
 MICROGRAD = {"Value": "micrograd_value"}
 TINYGRAD_TENSOR = {
-    "__call__": "Tensor", "eye": "eye", "zeros": "zeros", "ones": "ones", "full": "full",
+    "()": "Tensor", "eye": "eye", "zeros": "zeros", "ones": "ones", "full": "full",
     "randn": "torch_randn", "rand": "torch_rand", "arange": "torch_arange",
     "stack": "stack", "cat": "cat",
 }  # fmt: skip

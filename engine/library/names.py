@@ -209,8 +209,6 @@ def function_named(name: str) -> Any:
 
 # --- modules ------------------------------------------------------------------------------
 def module_attribute(it: Interpreter, path: str, node: Any, code: str = "") -> Any:
-    if any(part.startswith("_") for part in path.split(".")[1:]):  # Tensor.__call__: no way in
-        raise it.error("attribute_access", node, "attribute", attr=path.rpartition(".")[2][:40])
     if path in MODULES:
         return Module(path)
     module, _, attr = path.rpartition(".")

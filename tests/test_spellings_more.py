@@ -165,3 +165,44 @@ def test_refusals_are_positioned(source: str, line: int, column: int, key: str) 
     e = info.value
     assert (e.line, e.column) == (line, column), e.message
     assert e.msg is not None and e.msg.key == key, e.message
+
+
+# --- one program, every spelling ------------------------------------------------------------
+# f(x) of one number, written with ops every spelling has: (tf, numpy-like, method) forms.
+TERMS = {
+    "x * x": ("x * x", "x * x", "x * x"),
+    "tanh": ("tf.math.tanh(x)", "np.tanh(x)", "x.tanh()"),
+    "exp": ("tf.math.exp(x * 0.5)", "np.exp(x * 0.5)", "(x * 0.5).exp()"),
+    "relu": ("tf.nn.relu(x - 0.25)", "np.maximum(x - 0.25, 0.0)", "(x - 0.25).relu()"),
+    "cube": ("x ** 3 / 4.0", "x ** 3 / 4.0", "x ** 3 / 4.0"),
+}
+
+
+@bounded(20)
+@given(st.floats(-2, 2).filter(lambda v: abs(v - 0.25) > 1e-3),
+       st.lists(st.sampled_from(sorted(TERMS)), min_size=1, max_size=3))  # fmt: skip
+def test_one_program_in_every_spelling_gives_torchs_gradient(x: float, terms: list[str]) -> None:
+    """TensorFlow's tape, HIPS autograd's grad, JAX's grad, micrograd's Value and PyTorch's
+    backward, each written out by hypothesis for the same f, give torch's df/dx."""
+    torch = pytest.importorskip("torch")
+    tf_f, np_f, value_f = (" + ".join(TERMS[t][i] for t in terms) for i in range(3))
+    programs = {
+        "tensorflow": f"import tensorflow as tf\nx = tf.Variable({x!r})\n"
+        f"with tf.GradientTape() as tape:\n    y = {tf_f}\ng = tape.gradient(y, x)\n"
+        "print(float(g))",
+        "autograd": f"import autograd.numpy as np\nfrom autograd import grad\n"
+        f"def f(x):\n    return {np_f}\nprint(float(grad(f)({x!r})))",
+        "jax": f"import jax\nimport jax.numpy as np\ndef f(x):\n    return {np_f}\n"
+        f"print(float(jax.grad(f)({x!r})))",
+        "micrograd": f"from micrograd.engine import Value\nx = Value({x!r})\ny = {value_f}\n"
+        "y.backward()\nprint(x.grad)",
+        "torch": f"import torch\nx = torch.tensor({x!r}, requires_grad=True)\ny = {value_f}\n"
+        "y.backward()\nprint(x.grad.item())",
+    }
+    t = torch.tensor(x, dtype=torch.float64, requires_grad=True)
+    env = {"x": t}
+    y = eval(value_f, {}, env)  # noqa: S307 - our own expression, over a torch tensor
+    y.backward()
+    for name, source in programs.items():
+        (shown,) = ours(source)
+        assert float(shown) == pytest.approx(float(t.grad), rel=1e-12, abs=1e-15), name

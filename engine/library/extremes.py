@@ -75,22 +75,25 @@ def along(it: Interpreter, node: Any, x: Any, axis: Any, keepdim: bool, kind: st
     idx = first(data, ax, kind)
     grid = np.indices(idx.shape)
     others = iter(range(idx.ndim))
-    key = tuple(
+    key: tuple[Any, ...] = tuple(
         tuple(int(i) for i in (idx if a == ax else grid[next(others)]).ravel())
         for a in range(data.ndim)
     )
     if idx.ndim == 0:
         key = tuple(int(k[0]) for k in key)
-    op = ops.Gather(key)
-    op.grad_fn_name = f"{kind.capitalize()}Backward0"
-    values = it.op(op, (t,), node)
+    named = f"{kind.capitalize()}Backward0"  # PyTorch's name for the node, not Index's
+    values = it.op(renamed(ops.Gather(key), named), (t,), node)
     shape = idx.shape if not keepdim else tuple(np.expand_dims(idx, ax).shape)
     if values.data.shape != shape:
-        view = ops.Reshape(shape)
-        view.grad_fn = lambda inputs: op.grad_fn_name  # type: ignore[method-assign]
-        values = it.op(view, (values,), node)
+        values = it.op(renamed(ops.Reshape(shape), named), (values,), node)
     indices = np.expand_dims(idx, ax) if keepdim else idx
     return values, Ints(np.asarray(indices, dtype=np.int64))
+
+
+def renamed(op: ops.Op, name: str) -> ops.Op:
+    """`op` as PyTorch names the node it makes (`x.max(1)`'s values: MaxBackward0)."""
+    op.grad_fn = lambda inputs: name  # type: ignore[method-assign]
+    return op
 
 
 def whole(it: Interpreter, node: Any, x: Any, kind: str) -> Value:
@@ -101,9 +104,8 @@ def whole(it: Interpreter, node: Any, x: Any, kind: str) -> Value:
     best = t.data.max() if kind == "max" else t.data.min()
     ties = t.data == best
     if ties.sum() == 1:
-        op = ops.Gather(tuple(int(i) for i in np.unravel_index(int(np.argmax(ties)), ties.shape)))
-        op.grad_fn_name = f"{kind.capitalize()}Backward1"
-        return it.op(op, (t,), node)
+        at = tuple(int(i) for i in np.unravel_index(int(np.argmax(ties)), ties.shape))
+        return it.op(renamed(ops.Gather(at), f"{kind.capitalize()}Backward1"), (t,), node)
     share = it.constant(ties / ties.sum(), node)
     return it.op(ops.Sum(None, False), (it.op(ops.Mul(), (t, share), node),), node)
 

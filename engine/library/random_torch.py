@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import math
 from fractions import Fraction
+from typing import Any
 
 import numpy as np
 
@@ -121,7 +122,7 @@ def _fill_float(u: np.ndarray, mean: float, std: float) -> np.ndarray:
     return np.concatenate(fma, axis=1).astype(np.float64)
 
 
-def _fma(a: np.ndarray, b: float | np.ndarray, c: float | np.ndarray) -> np.ndarray:
+def _fma(a: np.ndarray, b: Any, c: Any) -> np.ndarray:
     """a * b + c rounded once, as the compiler fuses the kernel's multiply and add (the
     float32 product is exact in float64)."""
     return (np.asarray(a, np.float64) * np.asarray(b, np.float64) + c).astype(F)

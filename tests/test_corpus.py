@@ -57,6 +57,11 @@ def mse(t: Any, w: Any) -> Any:
     return ((x @ w - t.tensor([1.0, 0.0, 2.0], dtype=t.float64)) ** 2).mean()
 
 
+def logits_loss(t: Any, w: Any, b: Any) -> Any:
+    z = t.matmul(t.ones(5, dtype=t.float64), w) + b
+    return t.nn.functional.binary_cross_entropy_with_logits(z, t.zeros(3, dtype=t.float64))
+
+
 def logistic(t: Any, w: Any) -> Any:
     """The cookbook's loss at its W, b = 0.5 (sigmoid written with tanh, as there)."""
     inputs = t.tensor(
@@ -100,7 +105,7 @@ EXPECTED: dict[str, Any] = {
     "colah_computational_graph": (6.0, {"a": 2.0, "b": 5.0}),
     "pytorch_blitz_autograd": (27.0, {"x": [[4.5, 4.5], [4.5, 4.5]]}),
     "pytorch_blitz_no_print": (27.0, {"x": [[4.5, 4.5], [4.5, 4.5]]}),
-    "pytorch_basics_autograd": None,
+    "pytorch_basics_autograd": lambda: torch_numbers(logits_loss, [[0.1] * 3] * 5, [0.0] * 3),
     "pytorch_tensor_stack_cat": (38.75, {"x": [[5.0, -10.0, 20.0], [15.0, 0.0, -5.0]]}),
     "d2l_autograd_dot": (None, {"x": [0.0, 4.0, 8.0, 12.0]}),
     "d2l_autograd_dot_short": (28.0, {"x": [0.0, 4.0, 8.0, 12.0]}),
@@ -323,16 +328,13 @@ LEAVES = {
     "cs231n_staged_computation": ["x", "y"],
     "cs231n_softmax_loss": ["W", "b"],
     "karpathy_makemore_cross_entropy": ["logits"],
+    "pytorch_basics_autograd": ["w", "b"],
     "karpathy_makemore_f_cross_entropy": ["logits"],
     "karpathy_makemore_logprobs": ["logits"],
     "numpy_linear_regression_mse": ["W"],
 }
 # What keeps an example from running as published.
 NEEDS = {
-    "pytorch_basics_autograd": "binary_cross_entropy_with_logits is not in the language",
-    "micrograd_readme": "micrograd's Value class is not an allowed import; f-strings",
-    "karpathy_makemore_cross_entropy": "logits.max(1, keepdim=True).values (max of one value "
-    "over an axis: the language has max(a, b) only)",
     "pytorch_polynomial_numpy": "the % operator; f-strings; 2,000 steps of 2,000-element "
     "tensors are past max_nodes",
     "pytorch_polynomial_autograd": "torch.accelerator and set_default_device; f-strings; the % "

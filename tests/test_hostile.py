@@ -157,7 +157,7 @@ PARSER_ESCAPES: list[Case] = [
     ),
     ("escape", "async-def", "async def f(): pass", 400, "unsupported", None),
     ("escape", "class", "class A: pass", 400, "unsupported", None),
-    ("escape", "with", "with open('f') as g:\n    y = 1", 400, "unsupported", None),
+    ("escape", "with", "with open('f') as g:\n    y = 1", 400, "unknown_function", None),
     ("escape", "try", "try:\n    y = 1\nexcept:\n    y = 2", 400, "unsupported", None),
     ("escape", "f-string", "x = f'{__import__(\"os\")}'", 400, "unknown_function", None),
     ("escape", "bytes", "x = b'\\x00'", 400, "unsupported", None),

@@ -527,7 +527,7 @@ REFUSED: list[tuple[str, str, int, int, str, str]] = [
     ),
     ("comparison", "y = x < 2", 1, 5, "no_output", "not a value to differentiate"),
     ("comparison-in", "y = x in [1.0]", 1, 5, "no_output", "the output is True or False"),
-    ("dict", "y = {1: 2}", 1, 5, "unsupported", "a dict"),
+    ("dict", "y = {(1,): 2}", 1, 6, "unsupported", "keys here are strings or numbers"),
     ("string", "x = 'abc'", 1, 5, "no_output", "the output is a string"),
     ("f-string", "y = f'{x}'", 1, 5, "no_output", "the output is a string"),
     ("bytes", "y = b'x'", 1, 5, "unsupported", "a bytes literal is not part of the language"),

@@ -48,8 +48,11 @@ def call_value(it: Interpreter, f: Any, args: list[Any], kwargs: dict[str, Any],
         return f.run(it, args, kwargs, node)
     if isinstance(f, Closure):
         return invoke(it, f, args, kwargs, node)
-    if isinstance(f, Module):
-        raise it.error("module_not_function", node, "invalid", name=f.path)
+    if isinstance(f, Module):  # tinygrad's Tensor: a module of constructors, called to make one
+        if "()" not in it.library.modules.get(f.path, {}):  # "()": no attribute can name it
+            raise it.error("module_not_function", node, "invalid", name=f.path)
+        made = it.library.module_attribute(it, f"{f.path}.()", node)
+        return call_value(it, made, args, kwargs, node)
     func = getattr(node, "func", None)
     text = it.src.segment(it.where(func)) if func is not None else "this"
     raise it.error("not_a_function", node, "invalid", name=text, v=describe(f))

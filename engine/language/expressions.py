@@ -324,10 +324,29 @@ def attribute(it: Interpreter, node: ast.Attribute) -> Any:
     return it.library.attribute(it, it.eval(node.value), node.attr, node)
 
 
+def dictionary(it: Interpreter, node: ast.Dict) -> dict[Any, Any]:
+    """A dict of names (`{'x': x, 'y': y}`, as tape.gradient takes and gives): keys that are
+    strings or numbers, read by `d[key]`."""
+    out: dict[Any, Any] = {}
+    for k, v in zip(node.keys, node.values, strict=True):
+        key = it.eval(k) if k is not None else None
+        if k is None or not (isinstance(key, str) or is_number(key)):
+            raise it.error("dict_keys", k or v, "unsupported")
+        out[key] = it.eval(v)
+        it.check_items(len(out), node)
+    return out
+
+
 def subscript(it: Interpreter, node: ast.Subscript) -> Any:
     from engine.language.indexing import index
 
-    return index(it, it.eval(node.value), node.slice, node)
+    owner = it.eval(node.value)
+    if isinstance(owner, dict):
+        key = it.eval(node.slice)
+        if not (isinstance(key, str) or is_number(key)) or key not in owner:
+            raise it.error("dict_key", node.slice, "index", name=repr(key)[:40])
+        return owner[key]
+    return index(it, owner, node.slice, node)
 
 
 def call(it: Interpreter, node: ast.Call) -> Any:
@@ -361,6 +380,7 @@ EXPRESSIONS: dict[type, Callable[[Interpreter, Any], Any]] = {
     ast.List: sequence,
     ast.Tuple: sequence,
     ast.Set: sequence,
+    ast.Dict: dictionary,
     ast.ListComp: comprehension,
     ast.GeneratorExp: comprehension,
     ast.Lambda: lambda_expression,

@@ -66,6 +66,7 @@ class Interpreter:
         self.loops = 0  # loops open around the statement running (break/continue)
         self.grad_enabled = True
         self.rng: np.random.Generator = np.random.default_rng(0)
+        self.library_state: dict[str, Any] = {}  # seeded generators, open tapes: engine/library
         self.nodes: list[Value] = []
         self.registered: set[int] = set()
         self.pending: list[tuple[str, Pending]] = []

@@ -29,7 +29,7 @@ class Library:
     # attribute(it, owner, "grad", node) and set_attribute(it, owner, "grad", value, node)
     attribute: Callable[..., Any]
     set_attribute: Callable[..., None]
-    # enter(it, manager, node, body): `with manager:` around body()
+    # enter(it, manager, node, body, name): `with manager as name:` around body()
     enter: Callable[..., None]
     # display(it, value, node, plain): a notebook's display of a value (an assert's message)
     display: Callable[..., str]
@@ -38,3 +38,5 @@ class Library:
     percent: Callable[..., str]
     # is_effect(call): a call made for what it does, whose value a notebook line does not show
     is_effect: Callable[[ast.expr], bool]
+    # the libraries (import roots) whose leaves are only those asked for, as PyTorch's
+    explicit: frozenset[str] = frozenset({"torch"})

@@ -36,6 +36,7 @@ class Scan:
         self.module_assigned: set[str] = set()  # bound outside any def or lambda
         self.imports: set[str] = set()
         self.torch = False
+        self.libraries: set[str] = set()  # the roots of the modules imported
         self.leaf_names: set[str] = set()
         self.labels: set[str] = set()
         self.owns: dict[int, frozenset[str]] = {}
@@ -165,12 +166,12 @@ class Scan:
                 raise fail(key, src.span(node), code="import", path=path[:60], root=root,
                            named=self.library.named)  # fmt: skip
         if isinstance(node, ast.Import):
-            for a in node.names:
-                self.imports.add(a.asname or a.name.split(".")[0])
-                self.torch |= a.name.split(".")[0] == "torch"
+            self.imports.update(a.asname or a.name.split(".")[0] for a in node.names)
         else:
             self.imports.update(a.asname or a.name for a in node.names)
-            self.torch |= (node.module or "").split(".")[0] == "torch"
+        self.libraries.update(p.split(".")[0] for p in paths)
+        # leaves only where the program asks (requires_grad, tf.Variable, micrograd's Value)
+        self.torch = bool(self.libraries & self.library.explicit)
         self.assigned |= self.imports
 
     def call(self, node: ast.Call, called: set[int]) -> None:

@@ -262,11 +262,19 @@ def nothing(it: Interpreter, node: ast.Pass, last: bool = False) -> None:
 
 
 def with_block(it: Interpreter, node: ast.With, last: bool = False) -> None:
-    """`with torch.no_grad():` (nothing inside is recorded) and `with torch.enable_grad():`."""
-    if len(node.items) != 1 or node.items[0].optional_vars is not None:
-        raise it.error("with_only", node, "unsupported")
-    manager = it.eval(node.items[0].context_expr)
-    it.library.enter(it, manager, node, lambda: it.block(node.body))
+    """`with torch.no_grad():` (nothing inside is recorded), `with torch.enable_grad():`,
+    `with tf.GradientTape() as tape:` (the tape bound to its name); several items nest."""
+
+    def enter(i: int) -> None:
+        if i == len(node.items):
+            return it.block(node.body)
+        target = node.items[i].optional_vars
+        if target is not None and not isinstance(target, ast.Name):
+            raise it.error("with_only", target, "unsupported")
+        manager = it.eval(node.items[i].context_expr)
+        it.library.enter(it, manager, node, lambda: enter(i + 1), getattr(target, "id", None))
+
+    enter(0)
 
 
 # --- functions ------------------------------------------------------------------------------

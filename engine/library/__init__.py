@@ -30,6 +30,7 @@ LIBRARY = Library(
     format_value=printing.format_value,
     percent=printing.percent_format,
     is_effect=names.is_effect,
+    explicit=names.EXPLICIT,
 )
 
 __all__ = ["LIBRARY"]

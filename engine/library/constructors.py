@@ -16,6 +16,7 @@ from engine.autograd import grids, ops
 from engine.autograd.value import Value
 from engine.language.calls import argument_node, keyword_node
 from engine.language.values import Grad, Ints, Pending, describe, is_number
+from engine.library import draws
 from engine.library.functions import FUNCTIONS, function, number, sizes
 
 if TYPE_CHECKING:
@@ -97,24 +98,32 @@ def _whole_numbers(data: Any) -> bool:
     return False
 
 
-def _constructor(name: str, fill: Callable[[Interpreter, tuple[int, ...]], np.ndarray]) -> None:
-    @function(name, "*dims", requires_grad=False, size=None, shape=None, usage=f"{name}(2, 3)")
+def _constructor(name: str, fill: Callable[[Interpreter, tuple[int, ...], Any], np.ndarray],
+                 shown: str = "") -> None:  # fmt: skip
+    shown = shown or name
+
+    @function(name, "*dims", requires_grad=False, size=None, shape=None, generator=None,
+              usage=f"{shown}(2, 3)", shown=shown)  # fmt: skip
     def run(
-        it: Interpreter, node: Any, dims: Any, requires_grad: Any, size: Any, shape: Any
-    ) -> Any:
+        it: Interpreter, node: Any, dims: Any, requires_grad: Any, size: Any, shape: Any,
+        generator: Any,
+    ) -> Any:  # fmt: skip
         for key, v in (("size", size), ("shape", shape)):
             if v is not None and dims:
                 raise it.error("given_twice", keyword_node(node, key), "arguments", name=key)
         given = dims or next(((v,) for v in (size, shape) if v is not None), ())
         dims = sizes(it, given, node)
         it.check_shape(dims, node)
-        return made(it, np.asarray(fill(it, dims), dtype=np.float64), node, requires_grad)
+        return made(it, np.asarray(fill(it, dims, node), dtype=np.float64), node, requires_grad)
 
 
-_constructor("zeros", lambda it, s: np.zeros(s))
-_constructor("ones", lambda it, s: np.ones(s))
-_constructor("randn", lambda it, s: it.rng.standard_normal(s))
-_constructor("rand", lambda it, s: it.rng.random(s))
+_constructor("zeros", lambda it, s, node: np.zeros(s))
+_constructor("ones", lambda it, s, node: np.ones(s))
+_constructor("randn", lambda it, s, node: it.rng.standard_normal(s))
+_constructor("rand", lambda it, s, node: it.rng.random(s))
+# torch's own: its CPU generator's numbers once torch.manual_seed is called (draws.py)
+_constructor("torch_randn", draws.torch_normal, "randn")
+_constructor("torch_rand", draws.torch_uniform, "rand")
 
 
 @function("full", "size", "fill_value", requires_grad=False, usage="full((2, 3), 0.5)")
@@ -136,7 +145,8 @@ def _like(name: str, fill: str) -> None:
 
 
 for _name, _fill in (("zeros_like", "zeros"), ("ones_like", "ones"), ("randn_like", "randn"),
-                     ("rand_like", "rand")):  # fmt: skip
+                     ("rand_like", "rand"), ("torch_randn_like", "torch_randn"),
+                     ("torch_rand_like", "torch_rand")):  # fmt: skip
     _like(_name, _fill)
 
 

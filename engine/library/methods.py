@@ -36,6 +36,8 @@ TENSOR_METHODS = {
 }  # fmt: skip
 CONVERSIONS = ("double", "float", "clone", "cpu", "contiguous")  # every value is float64 here
 IN_PLACE = {"add_": "+", "sub_": "-", "mul_": "*", "div_": "/"}
+EXTREMES = ("max", "min", "argmax", "argmin")
+IN_PLACE_OTHER = ("copy_", "fill_", "zero_", "normal_", "uniform_")
 
 
 def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) -> Any:
@@ -47,6 +49,10 @@ def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) 
         return data_view(it, v, node)
     if attr in ("shape", "requires_grad", "is_leaf", "ndim", "dtype", "grad_fn"):
         return property_of(it, it.tensor(v, node), attr)
+    if attr in EXTREMES:  # x.max(dim), x.argmax(): engine/library/extremes.py
+        from engine.library.transforms import SPECIAL
+
+        return SPECIAL[("torch_" if it.torch else "np_") + attr].bind(v)
     if attr in TENSOR_METHODS:
         name = TENSOR_METHODS[attr]
         if attr == "transpose" and it.torch:
@@ -58,7 +64,7 @@ def tensor_attribute(it: Interpreter, v: Value | Pending, attr: str, node: Any) 
         return Function(attr, conversion).bind(v)
     if attr in transforms.TENSOR:
         return transforms.TENSOR[attr].bind(v)
-    if attr in IN_PLACE or attr in ("copy_", "fill_", "zero_") or attr[:-1] in UNARY_FUNCTIONS:
+    if attr in IN_PLACE or attr in IN_PLACE_OTHER or attr[:-1] in UNARY_FUNCTIONS:
         return Function(attr, in_place).bind(v)
     raise unknown_attribute(it, attr, node)
 
@@ -67,7 +73,7 @@ def unknown_attribute(it: Interpreter, attr: str, node: Any) -> Any:
     """A tensor's attribute the language lacks: the closest method named, if there is one."""
     from engine.language.source import close_match
 
-    known = [*TENSOR_METHODS, *transforms.TENSOR, "T", "shape", "grad", "data", "t"]
+    known = [*TENSOR_METHODS, *EXTREMES, *transforms.TENSOR, "T", "shape", "grad", "data", "t"]
     hint = close_match(attr[:40], known)
     if hint is not None:
         return it.error("unknown_method", node, "unknown_method", name=attr[:40], hint=hint)
@@ -109,8 +115,8 @@ def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
     from engine.language.statements import update_in_place
 
     name = getattr(node.func, "attr", "") or getattr(node.func, "id", "")
-    if not args:  # `torch.sin_()`: nothing to change
-        raise it.error("library_usage", node, "arguments", name=name, usage=f"{name}(x)")
+    if not args:  # torch.sin_() of nothing
+        raise it.error("library_usage", node, "arguments", name=name, usage=f"torch.{name}(x)")
     owner, rest = args[0], args[1:]
     seen = it.passes.views.get(getattr(owner, "seq", -1))  # `w.data.sub_(…)`: not recorded
     owner = it.tensor(owner, node) if seen is None else seen
@@ -130,6 +136,11 @@ def in_place(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any
     elif name == "fill_":
         fill = one_number(it, rest[0], node)
         it.passes.updated(owner, np.full(owner.data.shape, fill), counted)
+    elif name in ("normal_", "uniform_"):  # torch's generator's numbers (draws.py)
+        from engine.library import draws
+
+        drawn = draws.fill(it, name, owner.data.shape, rest, kwargs, node)
+        it.passes.updated(owner, drawn, counted)
     elif name == "copy_":
         source = it.tensor(rest[0], node).data
         data = np.broadcast_to(source, owner.data.shape).astype(np.float64)

@@ -32,9 +32,13 @@ from engine.language.values import (
 )
 from engine.library import (
     constructors,  # noqa: F401  (the tensors a program makes register)
+    draws,  # noqa: F401  (the seeded draws register)
+    extremes,
     functional,
     jax_random,
     methods,
+    spellings,
+    tape,
 )
 from engine.library.builtins import BUILTINS, print_call
 from engine.library.functions import FUNCTIONS
@@ -59,13 +63,55 @@ _TORCH = {
     **{f: f for f in _ARRAY}, "softmax": "softmax", "log_softmax": "log_softmax",
     "mm": "matmul", "dot": "matmul", "pow": "pow", "max": "maximum", "min": "minimum",
     "cat": "cat", "concat": "cat", "concatenate": "cat", "clamp": "clamp", "clip": "clamp",
-    "randn": "randn", "rand": "rand", "tensor": "tensor", "as_tensor": "tensor", "Tensor": "Tensor",
+    "randn": "torch_randn", "rand": "torch_rand", "tensor": "tensor", "as_tensor": "tensor",
+    "Tensor": "Tensor",
     "detach": "const", "t": "t", "permute": "transpose", "transpose": "swapaxes",
-    "randn_like": "randn_like", "rand_like": "rand_like", "norm": "norm", "arange": "torch_arange",
-    "linspace": "torch_linspace", "manual_seed": "seed", "no_grad": "no_grad",
+    "randn_like": "torch_randn_like", "rand_like": "torch_rand_like", "norm": "norm",
+    "arange": "torch_arange",
+    "linspace": "torch_linspace", "manual_seed": "manual_seed", "no_grad": "no_grad",
     "enable_grad": "enable_grad", "set_printoptions": "print_settings",
     "set_default_dtype": "default_dtype", "square": "square",
 }  # fmt: skip
+# --- issue 25 (seeded draws, wt-tf25): torch's generator and NumPy's legacy RandomState ---
+_TORCH.update({
+    "randint": "torch_randint", "normal": "torch_normal", "empty": "zeros",
+    "Generator": "torch_generator_object",
+})  # fmt: skip
+_EXTREMES = {  # a max over an axis, argmax, where: engine/library/extremes.py
+    "max": "np_max", "min": "np_min", "amax": "np_max", "amin": "np_min",
+    "argmax": "np_argmax", "argmin": "np_argmin", "where": "where",
+}  # fmt: skip
+_NUMPY.update(_EXTREMES)
+_TORCH.update({
+    "max": "torch_max", "min": "torch_min", "argmax": "torch_argmax", "argmin": "torch_argmin",
+    "amax": "np_max", "amin": "np_min", "where": "where",
+})  # fmt: skip
+_FUNCTIONAL.update({f: f for f in ("binary_cross_entropy", "binary_cross_entropy_with_logits")})
+_NUMPY_RANDOM = {
+    "seed": "np_seed", **{f: f"np_{f}" for f in ("randn", "rand", "random", "random_sample",
+                                                 "standard_normal", "normal", "uniform",
+                                                 "randint")},
+}  # fmt: skip
+# TensorFlow's spelling (engine/library/tape.py): the tape, Variables, its math under tf,
+# tf.math and tf.nn
+_TF_MATH = {
+    **{f: f for f in ("exp", "log", "sqrt", "sin", "cos", "tanh", "sigmoid", "abs", "square",
+                      "pow", "maximum", "minimum", "softplus", "add")},
+    "subtract": "sub", "multiply": "mul", "divide": "div",
+    "reduce_sum": "sum", "reduce_mean": "mean", "reduce_max": "np_max", "reduce_min": "np_min",
+    "argmax": "np_argmax", "argmin": "np_argmin",
+}  # fmt: skip
+_TENSORFLOW = {
+    **_TF_MATH, "Variable": "tf_variable", "constant": "tf_constant",
+    "convert_to_tensor": "tf_constant", "GradientTape": "gradient_tape", "matmul": "matmul",
+    "reshape": "reshape", "transpose": "transpose", "ones": "ones", "zeros": "zeros",
+    "ones_like": "ones_like", "zeros_like": "zeros_like", "stack": "stack", "concat": "cat",
+    "where": "where", "stop_gradient": "const", "eye": "eye", "linspace": "linspace",
+}  # fmt: skip
+_TF_NN = {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax", "tanh", "softplus")}
+# leaves only where asked: requires_grad, tf.Variable, micrograd's Value
+EXPLICIT = frozenset({"torch", "tensorflow", "micrograd", "tinygrad"})
+# --- end issue 25 (wt-tf25) ---
 MODULES: dict[str, dict[str, Any]] = {
     "torch": _TORCH,
     "torch.nn": {},
@@ -75,12 +121,7 @@ MODULES: dict[str, dict[str, Any]] = {
     "torch.optim": {"SGD": "SGD", "Adam": "Adam"},
     "torch.func": {"grad": "jax_grad"},
     "numpy": {**_NUMPY, "set_printoptions": "print_settings"},
-    "numpy.random": {
-        "randn": "randn",
-        "rand": "rand",
-        "seed": "seed",
-        "default_rng": "default_rng",
-    },  # fmt: skip
+    "numpy.random": {"default_rng": "default_rng", **_NUMPY_RANDOM},
     "numpy.linalg": {"norm": "norm"},
     "math": {
         **{f: f for f in ("exp", "log", "sqrt", "sin", "cos", "tanh")},
@@ -92,6 +133,19 @@ MODULES: dict[str, dict[str, Any]] = {
     "jax.numpy.linalg": {"norm": "norm"},
     "jax.nn": {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax")},
     "jax.lax": {"stop_gradient": "const"},
+    "tensorflow": _TENSORFLOW,  # issue 25 (wt-tf25)
+    "tensorflow.math": _TF_MATH,
+    "tensorflow.nn": _TF_NN,
+    "tensorflow.random": {"normal": "tf_normal", "uniform": "tf_uniform"},
+    # HIPS autograd, micrograd, tinygrad (engine/library/spellings.py)
+    "autograd": spellings.HIPS,
+    "autograd.numpy": _NUMPY,
+    "micrograd": {},
+    "micrograd.engine": spellings.MICROGRAD,
+    "tinygrad": {},
+    "tinygrad.tensor": {},
+    "tinygrad.Tensor": spellings.TINYGRAD_TENSOR,
+    "tinygrad.tensor.Tensor": spellings.TINYGRAD_TENSOR,
 }
 # --- issue 25, the functional transforms (engine/library/functional.py) and jax.random ---
 MODULES["torch.func"] = {**MODULES["torch.func"], **functional.TORCH_FUNC}
@@ -132,17 +186,21 @@ for _f in UNARY_FUNCTIONS:  # torch.sin_(x): x's numbers changed in place (metho
 CONSTANTS = {"pi": 3.141592653589793, "e": 2.718281828459045, "inf": float("inf")}
 CONSTANT_MODULES = ("math", "numpy", "torch", "jax.numpy")
 DTYPES = ("float64", "float32", "double", "float", "long", "int64", "int32", "bool", "float16")
-NAMED = "torch, torch.nn.functional, numpy, math, jax and jax.numpy"
+NAMED = (
+    "torch, torch.nn.functional, numpy, math, jax, jax.numpy, tensorflow, autograd "
+    "(HIPS), micrograd and tinygrad"
+)
 STANDARD = {
     "torch": "import torch", "np": "import numpy as np", "numpy": "import numpy",
     "F": "import torch.nn.functional as F", "nn": "import torch.nn as nn",
     "jnp": "import jax.numpy as jnp", "jax": "import jax", "math": "import math",
+    "tf": "import tensorflow as tf",
 }  # fmt: skip
 # The language's functions by their bare names (`exp(x)`, `grad(L, x)`), and its other names
 # as NumPy and PyTorch spell them (`dot`, `concatenate`).
 BARE = {
     **{f: f for f in FUNCTIONS
-       if f not in ("swapaxes", "torch_arange", "torch_linspace", "t") and not f.endswith("_")},
+       if f not in ("swapaxes", "t") and not f.startswith("torch_") and not f.endswith("_")},
     "dot": "matmul", "concatenate": "cat", "concat": "cat", "clip": "clamp", "grad": "grad",
 }  # fmt: skip
 BUILTIN_NAMES = frozenset(BARE) | frozenset(BUILTINS)
@@ -171,7 +229,7 @@ def module_attribute(it: Interpreter, path: str, node: Any, code: str = "") -> A
         return CONSTANTS[attr]
     if module == "torch" and attr in DTYPES:
         return Opaque("dtype", {"name": f"torch.{attr}"})
-    if module in ("numpy", "jax.numpy") and attr in DTYPES:
+    if module in ("numpy", "jax.numpy", "tensorflow") and attr in DTYPES:
         return Opaque("dtype", {"name": f"numpy.{attr}"})
     if not code:
         code = "unknown_function" if id(node) in it.scan.call_funcs else "attribute"
@@ -188,7 +246,7 @@ def function_error(it: Interpreter, path: str, node: Any, code: str = "unknown_f
                 module, name = ".".join(parts[:i]), parts[i]
                 break
     works = sorted(  # the in-place forms (torch.sin_) go without saying
-        (k for k in MODULES.get(module, {}) if k[0] != "_" and k[-1] != "_"), key=str.lower
+        (k for k in MODULES.get(module, {}) if k[0] not in "_(" and k[-1] != "_"), key=str.lower
     )
     return it.error("module_lacks", node, code, module=module, name=name[:40],
                     listed=", ".join(works) or "none")  # fmt: skip
@@ -243,6 +301,10 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
     if isinstance(owner, Module):
         return module_attribute(it, f"{owner.path}.{attr}", node)
     if isinstance(owner, Value | Pending):
+        if spellings.is_micrograd(it):  # micrograd's .data and .grad: numbers
+            number = spellings.micrograd_attribute(it, owner, attr, node)
+            if number is not None:
+                return number
         return methods.tensor_attribute(it, owner, attr, node)
     if isinstance(owner, Grad):
         return methods.grad_attribute(it, owner, attr, node)
@@ -261,6 +323,8 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
     is_value = (is_number(owner) and not isinstance(owner, bool)) or numbers_list(owner)
     if is_value and not it.torch and attr not in ("append", "extend"):
         return methods.tensor_attribute(it, it.tensor(owner, node), attr, node)  # numbers: a value
+    if isinstance(owner, extremes.Extremes) and attr in ("values", "indices"):
+        return owner[0 if attr == "values" else 1]
     if isinstance(owner, tuple) and attr in ("count", "index"):
         raise it.error("attribute_of", node, "attribute", attr=attr, v=describe(owner))
     raise it.error("attribute_of", node, "attribute", attr=attr[:40], v=describe(owner))
@@ -269,6 +333,8 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
 def set_attribute(it: Interpreter, owner: Any, attr: str, value: Any, node: Any) -> None:
     if attr.startswith("_"):
         raise it.error("assign_attribute_dunder", node, "unsupported", attr=attr[:40])
+    if spellings.is_micrograd(it) and spellings.set_micrograd(it, owner, attr, value, node):
+        return
     methods.set_tensor_attribute(it, owner, attr, value, node)
 
 
@@ -282,8 +348,14 @@ def is_effect(node: ast.expr) -> bool:
     return name.endswith("_") or name in EFFECTS
 
 
-def enter(it: Interpreter, manager: Any, node: Any, body: Callable[[], None]) -> None:
-    """Run `body` inside a `with` block's manager: no_grad, enable_grad."""
+def enter(it: Interpreter, manager: Any, node: Any, body: Callable[[], None],
+          name: str | None = None) -> None:  # fmt: skip
+    """Run `body` inside a `with` block's manager (bound to `name` if `as name` is written):
+    no_grad, enable_grad, tf.GradientTape (engine/library/tape.py)."""
+    if name is not None:
+        it.set_var(name, manager, node)
+    if isinstance(manager, Opaque) and manager.kind == "tape":
+        return tape.enter(it, manager, body)
     if isinstance(manager, Opaque) and manager.kind in ("no_grad", "enable_grad"):
         before = it.grad_enabled
         it.grad_enabled = manager.kind == "enable_grad"

@@ -34,15 +34,49 @@ MAX_NESTING = 64  # lists inside lists a print follows
 MAX_FIELD = 100  # a format's width or precision ("%.100000f" is refused)
 
 
+def is_extremes(v: Any) -> bool:
+    from engine.library.extremes import Extremes
+
+    return isinstance(v, Extremes)
+
+
+def library_text(it: Any, v: Any, node: Any, depth: int) -> str | None:
+    """What the other spellings print (issue 25): a dict as Python prints it, torch's
+    return_types.max, micrograd's Value(data=…, grad=…), TensorFlow's tf.Tensor(…); None for
+    the rest."""
+    from engine.library.extremes import Extremes, torch_printed
+
+    if isinstance(v, dict):  # {'x': <tf.Tensor …>}
+        inner = ", ".join(f"{k!r}: {print_text(it, x, node, depth + 1, quoted=True)}"
+                          for k, x in v.items())  # fmt: skip
+        it.check_chars(len(inner), node)
+        return "{" + inner + "}"
+    if isinstance(v, Extremes):
+        if it.torch:
+            return torch_printed(v, lambda x: print_text(it, x, node, depth + 1))
+        return print_text(it, tuple(v), node, depth)
+    libraries = it.scan.libraries
+    micrograd = "micrograd" in libraries and not {"torch", "tensorflow"} & libraries
+    if isinstance(v, Value) and micrograd:
+        from engine.library.spellings import micrograd_printed
+
+        return micrograd_printed(v)
+    if "tensorflow" in libraries:
+        from engine.library.tape import printed
+
+        return printed(it, v, lambda data: array_text(data, False, ""))
+    return None
+
+
 def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False) -> str:
     """`str(v)` as the program's library gives it (`repr` inside lists, as Python does)."""
     if depth > MAX_NESTING:
         raise it.error("print_too_deep", node, "too_deep", max=MAX_NESTING)
     if isinstance(v, str):
         return repr(v) if quoted else v
-    if isinstance(v, Size) and it.torch:
+    if isinstance(v, Size) and it.torch and "tensorflow" not in it.scan.libraries:
         return f"torch.Size([{', '.join(str(d) for d in v)}])"
-    if isinstance(v, list | tuple):
+    if isinstance(v, list | tuple) and not is_extremes(v):
         parts = []
         for x in v:
             parts.append(print_text(it, x, node, depth + 1, quoted=True))
@@ -55,6 +89,9 @@ def print_text(it: Any, v: Any, node: Any, depth: int = 0, quoted: bool = False)
         return repr(v)
     if isinstance(v, Pending):
         v = v.node
+    shown = library_text(it, v, node, depth)
+    if shown is not None:
+        return shown
     if isinstance(v, Value):
         return array_text(v.data, it.torch, suffix(v) if it.torch else "")
     if isinstance(v, Grad):

@@ -307,6 +307,7 @@ def default_dtype(it: Interpreter, node: Any, dtype: Any) -> None:
     if not (isinstance(dtype, Opaque) and dtype.state.get("name") in ("torch.float64",
                                                                      "torch.double")):  # fmt: skip
         raise it.error("default_dtype", node, "unsupported")
+    it.library_state["torch_double"] = True  # torch's draws are float64's from here (draws.py)
 
 
 __all__ = ["FUNCTIONS", "SPECIAL", "TENSOR", "Grad", "Ints"]

@@ -38,6 +38,19 @@ from engine.lessons.code.text import (
 )  # fmt: skip
 from engine.library.names import BARE, CONSTANTS, MODULES
 
+# The library's own draws (engine/library/draws.py: torch's generator, NumPy's RandomState)
+# and seeds as the lesson writes them: its code draws from NumPy's generator in program order,
+# so a torch.manual_seed program's written code draws other numbers than the run (issue 25).
+LESSON_NAMES = {
+    "torch_randn": "randn", "torch_rand": "rand", "torch_randn_like": "randn_like",
+    "torch_rand_like": "rand_like", "np_randn": "randn", "np_rand": "rand",
+    "manual_seed": "seed", "np_seed": "seed",
+}  # fmt: skip
+
+
+def lesson_name(name: str) -> str:
+    return LESSON_NAMES.get(name, name)
+
 
 @dataclass(eq=False)
 class Context:
@@ -72,7 +85,7 @@ class Context:
         if path is not None:
             module, _, attr = path.rpartition(".")
             if module in MODULES and attr in MODULES[module]:
-                return "library", str(MODULES[module][attr])
+                return "library", lesson_name(str(MODULES[module][attr]))
             return "module", path
         if isinstance(func, ast.Attribute):
             return "method", func.attr
@@ -162,7 +175,7 @@ class Writer:
             if module in MODULES and attr in MODULES[module]:
                 from engine.lessons.code.calls import function_value
 
-                return function_value(self, str(MODULES[module][attr]), node), ATOM
+                return function_value(self, lesson_name(str(MODULES[module][attr])), node), ATOM
             raise self.refuse(node)
         from engine.lessons.code.methods import attribute_of
 

@@ -1,0 +1,14 @@
+# source: TensorFlow guide, "Introduction to gradients and automatic differentiation"
+# url: https://www.tensorflow.org/guide/autodiff
+# section: "Controlling what the tape watches" (tape.watch of a constant)
+# prints: 6.0
+import tensorflow as tf
+
+x = tf.constant(3.0)
+with tf.GradientTape() as tape:
+  tape.watch(x)
+  y = x**2
+
+# dy = 2x * dx
+dy_dx = tape.gradient(y, x)
+print(dy_dx.numpy())

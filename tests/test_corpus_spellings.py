@@ -44,7 +44,8 @@ PRINTED: dict[str, list[str]] = {
     "tf_advanced_jacobian_scalar": ["(201,)", "(201,)"],
     "tf_autodiff_numpy_breaks_tape": ["None"],
     "tf_autodiff_variable_replaced": [
-        "ResourceVariable : tf.Tensor(1.0, shape=(), dtype=float32)", "EagerTensor : None"
+        "ResourceVariable : tf.Tensor(1.0, shape=(), dtype=float32)",
+        "EagerTensor : None",
     ],  # fmt: skip
     "makemore_generator_rand": ["tensor([0.7081, 0.3542, 0.1054])"],
     "makemore_generator_weights": ["tensor([ 1.5674, -0.2373, -0.0274], grad_fn=<SliceBackward0>)"],
@@ -52,8 +53,10 @@ PRINTED: dict[str, list[str]] = {
     "hips_autograd_readme_tanh": ["0.41997434161402603", "0.41997434264973155"],
     "hips_autograd_readme_higher": REAL,
     "hips_autograd_tutorial_logistic": REAL,
-    "tinygrad_readme": ["[[2.0, 2.0, 2.0], [0.0, 0.0, 0.0], [-2.0, -2.0, -2.0]]",
-                        "[[1.0, 1.0, 1.0]]"],  # fmt: skip
+    "tinygrad_readme": [
+        "[[2.0, 2.0, 2.0], [0.0, 0.0, 0.0], [-2.0, -2.0, -2.0]]",
+        "[[1.0, 1.0, 1.0]]",
+    ],  # fmt: skip
     "micrograd_lecture_neuron": ["0.7071", "-1.5 1.0 0.5 0.0"],
 }
 NEEDS = {

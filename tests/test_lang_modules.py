@@ -126,7 +126,7 @@ REFUSED = [
         "from torch import fft\ny = fft(x)",
         1,
         1,
-        "torch.fft is not supported; the functions of torch that work are: abs, add, allclose, amax",
+        "torch.fft is not supported; the functions of torch that work are: abs, add, allclose",
     ),
     (
         "function-missing",

@@ -93,7 +93,8 @@ def inputs(
     """The arguments with those at `argnums` made inputs; the inputs flat; their shape.
     `made`: the call that made the transform, where a wrong argnums is shown."""
     nums = argnums if isinstance(argnums, tuple | list) else (argnums,)
-    args, flat, shape = list(args), [], []
+    args, flat = list(args), []
+    shape: list[int | None] = []
     for i in nums:
         if not isinstance(i, int) or isinstance(i, bool) or not -len(args) <= i < len(args):
             where = keyword_node(made, "argnums") if made is not None else None

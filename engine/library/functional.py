@@ -236,7 +236,25 @@ def tangents_of(
                 given = [tangent.get(x.seq, np.zeros(x.data.shape)) for x in n.inputs]
                 raw = n.op.jvp([x.data for x in n.inputs], given, n.data)
                 tangent[n.seq] = np.broadcast_to(np.asarray(raw, np.float64), n.data.shape).copy()
+    record_tangents(it, order, seed, tangent, call)
     return [tangent.get(y.seq, np.zeros(y.data.shape)) for y in ys]
+
+
+SHOWN_TANGENT_PASSES = 12  # tangent passes a trace keeps for the page (as the lesson's)
+
+
+def record_tangents(
+    it: Interpreter, order: list[Value], seed: dict[int, np.ndarray],
+    tangent: dict[int, np.ndarray], call: Any,
+) -> None:  # fmt: skip
+    """Keep a forward-mode pass for the trace (trace_json's `tangent_passes`): its nodes in
+    topological order, the seeded leaves and every node's tangent (0 where none reached)."""
+    kept = it.passes.tangent_passes
+    if len(kept) >= SHOWN_TANGENT_PASSES:
+        return
+    line = getattr(call, "lineno", None)
+    full = {n.seq: tangent.get(n.seq, np.zeros(n.data.shape)) for n in order}
+    kept.append({"order": list(order), "seed": list(seed), "tangents": full, "line": line})
 
 
 def push(

@@ -51,3 +51,19 @@ def test_the_forward_pass_says_each_nodes_tangent(browser: Any, base_url: str) -
         assert "= d(jnp.sin(x) * y) + x\u0307 = 2.50" in said[-1]
         SHOTS.mkdir(parents=True, exist_ok=True)
         page.screenshot(path=str(SHOTS / "jvp-tangent-pass.png"))
+
+
+def test_jacfwd_says_a_tangent_per_pass(browser: Any, base_url: str) -> None:
+    src = "import jax\nimport jax.numpy as jnp\nx = jnp.array([1.0, 2.0])\n"
+    src += "out = jax.jacfwd(jnp.sin)(x)"
+    with watched_page(browser, viewport={"width": 1280, "height": 720}) as page:
+        page.goto(base_url + "/?" + urlencode({"source": src}))
+        wait_js(page, "window.gradtrace !== undefined && document.querySelector('#graph svg')")
+        wait_js(page, f"!{ST}.running", timeout=20)
+        page.check("#forward-mode")
+        wait_js(page, f"{ST}.forwardMode && {ST}.fwd === 0")
+        assert "x\u0307 = [1, 0]; [0, 1]." in (page.text_content("#explain") or "")
+        page.click("#btn-next")
+        wait_js(page, f"{ST}.fwd === 1")
+        said = page.text_content("#explain") or ""
+        assert "cos x·x\u0307 = [0.5403, 0]; [0, -0.4161]" in said, said

@@ -475,3 +475,20 @@ def test_jacfwd_shows_one_tangent_pass_per_input_element_seeded_one_hot() -> Non
 def test_a_program_without_forward_mode_has_no_tangent_passes() -> None:
     data = run_program(JAX + "out = jax.grad(lambda t: jnp.sin(t) * t)(1.0)").trace.to_dict()
     assert "tangent_passes" not in data
+
+
+def test_linearize_shows_a_tangent_pass_per_call_and_jacfwd_draws_fs_graph() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    src = JAX + "y0, f_jvp = jax.linearize(jnp.sin, 1.0)\na = f_jvp(1.0)\nout = f_jvp(2.0)"
+    data = run_program(src).trace.to_dict()
+    assert [p["line"] for p in data["tangent_passes"]] == [4, 5]
+    want = [float(jax.linearize(jnp.sin, 1.0)[1](t)) for t in (1.0, 2.0)]
+    got = [p["tangents"][data["output"]] for p in data["tangent_passes"]]
+    assert got == pytest.approx(want, rel=1e-6)
+    src = JAX + "x = jnp.array([1.0, 2.0])\nout = jax.jacfwd(jnp.sin)(x)"
+    data = run_program(src).trace.to_dict()
+    by_id = {n["id"]: n for n in data["nodes"]}
+    assert by_id[data["output"]]["op"] == "sin"  # f's graph, not the Jacobian's constant
+    assert data["topo"] == data["tangent_passes"][0]["topo"]

@@ -270,9 +270,7 @@ def push(
         tangents.append(tv)
     if not graph:
         found = tangents_of(it, ys, xs, [np.array(t.data) for t in tangents], call)
-        if it.passes.forward_output is None:
-            it.passes.forward_output = ys[0]  # the run's output if it makes no pass
-        return [it.constant(t, call) for t in found]
+        return forward_made(it, ys[0], [it.constant(t, call) for t in found])
     out = []
     for y in ys:
         total: Any = None
@@ -437,7 +435,17 @@ def forward_jacobian(it: Interpreter, y: Value, xs: list[Value], call: Any, grap
             cols.append(tangents_of(it, [y], xs, ts, call)[0])
         data = np.stack(cols, axis=-1) if cols else np.zeros(y.data.shape + (0,))
         out.append(it.constant(data.reshape(y.data.shape + x.data.shape), call))
-    return out
+    return forward_made(it, y, out)
+
+
+def forward_made(it: Interpreter, y: Value, made: list[Value]) -> list[Value]:
+    """What a forward-mode transform gave, at the program's level: constants. A program that
+    makes no backward pass and ends on one (or on a tuple holding it) is drawn as f's graph,
+    y its output, so that the page steps the nodes whose tangents the pass computed."""
+    if it.passes.forward_output is None:
+        it.passes.forward_output = y
+    it.passes.forward_made.update(v.seq for v in made)
+    return made
 
 
 for _how in ("jacrev", "jacfwd"):

@@ -77,6 +77,13 @@ def trace_dict(trace: Trace) -> dict[str, Any]:
     return out
 
 
+SHOWN_TANGENT = 64  # a tangent larger than this is sent as null (its shape is the node's)
+
+
+def shown_tangent(t: np.ndarray) -> Any:
+    return None if t.size > SHOWN_TANGENT else to_json(t)
+
+
 def tangent_passes_json(kept: list[dict[str, Any]], ids: dict[int, str]) -> list[dict[str, Any]]:
     """Forward-mode transforms' passes, as the forward-mode lesson sends its own: the nodes in
     topological order, each op's JVP rule, each tangent's name and value (nodes in the trace)."""
@@ -90,7 +97,7 @@ def tangent_passes_json(kept: list[dict[str, Any]], ids: dict[int, str]) -> list
                 "seed": [ids[s] for s in p["seed"] if s in ids],
                 "rules": {ids[n.seq]: jvp_text(n) for n in order if n.op is not None},
                 "names": {ids[n.seq]: tangent_name(n.label or "?") for n in order},
-                "tangents": {ids[n.seq]: to_json(p["tangents"][n.seq]) for n in order},
+                "tangents": {ids[n.seq]: shown_tangent(p["tangents"][n.seq]) for n in order},
             }
         )
     return out

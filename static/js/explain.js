@@ -1,7 +1,7 @@
 /* The sentence that says what the current step does (#explain), and what a screen reader hears
  * of the step (#announce, the page's one live region). */
 import { $ } from "./dom.js";
-import { fmt, shapeBadge, shapeOf } from "./format.js";
+import { fmt, fmtCell, shapeBadge, shapeOf } from "./format.js";
 import { t } from "./i18n.js";
 import { state } from "./store.js";
 import { T, inForward, nodeLabel, nodeValue, passOf } from "./trace.js";
@@ -71,7 +71,7 @@ function tangentSentence(id) {
   const kept = (T().trace.tangent_passes || []).filter((p) => id in p.tangents);
   if (!kept.length) return "";
   const p0 = kept[0];
-  const values = kept.map((p) => fmt(p.tangents[id])).join(", ");
+  const values = kept.map((p) => fmtCell(p.tangents[id])).join(kept.length > 1 ? "; " : "");
   const key = p0.rules[id] ? "sent_tangent_op" : p0.seed.includes(id) ? "sent_tangent_seed" : "sent_tangent_leaf";
   return t(key, { dnode: p0.names[id], rule: p0.rules[id] || "", tangent: values, n: kept.length });
 }

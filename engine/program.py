@@ -178,7 +178,7 @@ def make_trace(it: Interpreter, free: list[dict[str, Any]], accumulate: str, ord
     result = Trace(
         nodes, last.output, last.topo, records, accumulate, order, free,
         numbers=it.passes.numbers, seed=last.seed, passes=passes,
-        pass_of=dict(it.passes.pass_of),
+        pass_of=dict(it.passes.pass_of), tangent_passes=it.passes.tangent_passes,
     )  # fmt: skip
     return result
 

@@ -395,3 +395,100 @@ def test_every_spelling_of_a_jacobian_gives_the_same_answer_as_torch(body: str, 
     ).numpy()
     for name, answer in zip(SPELLINGS, answers, strict=True):
         np.testing.assert_allclose(answer, want, rtol=1e-10, atol=1e-12, err_msg=name)
+
+
+# --- forward mode shows its tangent pass (trace's tangent_passes, the lesson's shape) ---------
+TANGENT_PROGRAMS = {
+    "jax": JAX + "def f(x, y):\n    return jnp.sin(x) * y + x\n"
+    "out = jax.jvp(f, (1.0, 2.0), (1.0, 0.5))",
+    "torch.func": FUNC + "def f(x, y):\n    return torch.sin(x) * y + x\n"
+    "out = jvp(f, (torch.tensor(1.0), torch.tensor(2.0)), (torch.tensor(1.0), torch.tensor(0.5)))",
+    "autograd.functional": AF + "def f(x, y):\n    return torch.sin(x) * y + x\n"
+    "out = jvp(f, (torch.tensor(1.0), torch.tensor(2.0)), (torch.tensor(1.0), torch.tensor(0.5)))",
+}
+
+
+@pytest.mark.parametrize("how", list(TANGENT_PROGRAMS))
+def test_a_jvp_shows_its_tangent_pass_each_node_as_the_library_computes_it(how: str) -> None:
+    import torch
+    import torch.func
+
+    run = run_program(TANGENT_PROGRAMS[how])
+    data = run.trace.to_dict()
+    (p,) = data["tangent_passes"]
+    assert p["line"] == 5 and p["topo"] == data["topo"]  # the page steps the same nodes
+    by_label = {n["id"]: n["label"] for n in data["nodes"]}
+    got = {
+        by_label[i].replace("jnp.", "").replace("torch.", ""): v for i, v in p["tangents"].items()
+    }
+    primals = (torch.tensor(1.0, dtype=torch.float64), torch.tensor(2.0, dtype=torch.float64))
+    tangents = (torch.tensor(1.0, dtype=torch.float64), torch.tensor(0.5, dtype=torch.float64))
+    parts = {
+        "x": lambda x, y: x,
+        "y": lambda x, y: y,
+        "sin(x)": lambda x, y: torch.sin(x),
+        "sin(x) * y": lambda x, y: torch.sin(x) * y,
+        "sin(x) * y + x": lambda x, y: torch.sin(x) * y + x,
+    }
+    assert set(got) == set(parts)
+    for label, g in parts.items():
+        want = torch.func.jvp(g, primals, tangents)[1].item()
+        assert got[label] == pytest.approx(want, rel=1e-12), label
+    ids = {v: k for k, v in by_label.items()}
+    x_sin = [i for i in p["rules"] if "sin" in by_label[i] and "*" not in by_label[i]][0]
+    assert p["rules"][x_sin] == "cos x·x\u0307" and set(p["seed"]) == {ids["x"], ids["y"]}
+    out_tangent = numbers(run.interpreter.env["out"])[1]
+    assert p["tangents"][data["output"]] == pytest.approx(float(out_tangent), rel=1e-12)
+
+
+def test_jax_jvp_tangents_per_node_match_jax() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    data = run_program(TANGENT_PROGRAMS["jax"]).trace.to_dict()
+    labels = {n["id"]: n["label"] for n in data["nodes"]}
+    got = {labels[i]: v for i, v in data["tangent_passes"][0]["tangents"].items()}
+    for label, g in {
+        "jnp.sin(x)": lambda x, y: jnp.sin(x),
+        "jnp.sin(x) * y": lambda x, y: jnp.sin(x) * y,
+        "jnp.sin(x) * y + x": lambda x, y: jnp.sin(x) * y + x,
+    }.items():
+        want = float(jax.jvp(g, (1.0, 2.0), (1.0, 0.5))[1])
+        assert got[label] == pytest.approx(want, rel=1e-6), label  # jax in float32
+
+
+def test_jacfwd_shows_one_tangent_pass_per_input_element_seeded_one_hot() -> None:
+    src = JAX + "x = jnp.array([1.0, 2.0, 3.0])\nout = jax.jacfwd(lambda t: jnp.sin(t) * t)(x)"
+    data = run_program(src).trace.to_dict()
+    passes = data["tangent_passes"]
+    assert len(passes) == 3
+    x = np.array([1.0, 2.0, 3.0])
+    for k, p in enumerate(passes):
+        (leaf,) = p["seed"]
+        assert p["tangents"][leaf] == [1.0 if i == k else 0.0 for i in range(3)]
+        out = np.array(p["tangents"][p["topo"][-1]])
+        want = np.zeros(3)
+        want[k] = np.cos(x[k]) * x[k] + np.sin(x[k])
+        np.testing.assert_allclose(out, want, rtol=1e-12)
+
+
+def test_a_program_without_forward_mode_has_no_tangent_passes() -> None:
+    data = run_program(JAX + "out = jax.grad(lambda t: jnp.sin(t) * t)(1.0)").trace.to_dict()
+    assert "tangent_passes" not in data
+
+
+def test_linearize_shows_a_tangent_pass_per_call_and_jacfwd_draws_fs_graph() -> None:
+    import jax
+    import jax.numpy as jnp
+
+    src = JAX + "y0, f_jvp = jax.linearize(jnp.sin, 1.0)\na = f_jvp(1.0)\nout = f_jvp(2.0)"
+    data = run_program(src).trace.to_dict()
+    assert [p["line"] for p in data["tangent_passes"]] == [4, 5]
+    want = [float(jax.linearize(jnp.sin, 1.0)[1](t)) for t in (1.0, 2.0)]
+    got = [p["tangents"][data["output"]] for p in data["tangent_passes"]]
+    assert got == pytest.approx(want, rel=1e-6)
+    src = JAX + "x = jnp.array([1.0, 2.0])\nout = jax.jacfwd(jnp.sin)(x)"
+    data = run_program(src).trace.to_dict()
+    by_id = {n["id"]: n for n in data["nodes"]}
+    assert by_id[data["output"]]["op"] == "sin"  # f's graph, not the Jacobian's constant
+    assert data["topo"] == data["tangent_passes"][0]["topo"]

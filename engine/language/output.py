@@ -56,6 +56,8 @@ def finish(it: Interpreter) -> None:
             out.text = repr(float(number))
         if out is None:
             raise fail("no_output", Span(1, 1, 1, 1), code="no_output")
+        if isinstance(out, Value) and out.seq in it.passes.forward_made:
+            out = it.passes.forward_output  # jvp(…)[1], jacfwd(f)(x): f's graph, y its output
         if it.output_alias is not None and out.kind == "op":
             out.name = it.output_alias  # `L = h` as the last word: the output is L
         if out.seq not in it.registered:

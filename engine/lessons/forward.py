@@ -26,6 +26,7 @@ from engine.autograd.value import Value
 from engine.lessons.common import number, op_work, reverse_walk
 from engine.limits import check_deadline
 from engine.program import Run
+from engine.tracing.labels import jvp_text, tangent_name
 
 MAX_PASSES = 256  # forward passes computed (one per input element)
 MAX_TANGENT_EVALS = 200_000  # op tangents a request may compute: a large graph gets fewer passes
@@ -35,36 +36,6 @@ SHOWN_ELEMENTS = 64  # a tangent larger than this is sent as null (its shape is 
 SHOWN_PASSES = 12  # passes whose tangents are sent for stepping
 SHOWN_NUMBERS = 100_000  # …and no more passes once their tangents hold this many numbers
 Array = np.ndarray
-
-
-def tangent_name(label: str) -> str:
-    """A tangent as a student reads it: the dot over a one-letter name (ẋ, ẋ₁), `d name` for
-    a longer one (d out), `d(…)` around an expression."""
-    if label[:1].isalpha() and all("₀" <= c <= "₉" for c in label[1:]):
-        # combining dot above: over the letter (ẋ, ẋ₁), one character wide
-        return label[0] + "\u0307" + label[1:]
-    if label.replace("_", "").isalnum():
-        return "d " + label
-    return f"d({label})"
-
-
-def jvp_text(node: Value) -> str:
-    """The JVP rule of `node`'s op, with its inputs' names and their tangents'."""
-    assert node.op is not None
-
-    def label(v: Value) -> str:
-        text = v.label or "?"
-        return text if text.replace("_", "").isalnum() else f"({text})"
-
-    names = {str(i): label(x) for i, x in enumerate(node.inputs)}
-    names.update({f"d{i}": tangent_name(x.label or "?") for i, x in enumerate(node.inputs)})
-    names["out"] = label(node)
-    names["all"] = ", ".join(tangent_name(x.label or "?") for x in node.inputs)
-    names.update(node.op.rule_values())
-    text = node.op.jvp_rule
-    for key, value in names.items():
-        text = text.replace("{" + key + "}", value)
-    return text
 
 
 def tangent_pass(

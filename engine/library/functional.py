@@ -237,7 +237,25 @@ def tangents_of(
                 given = [tangent.get(x.seq, np.zeros(x.data.shape)) for x in n.inputs]
                 raw = n.op.jvp([x.data for x in n.inputs], given, n.data)
                 tangent[n.seq] = np.broadcast_to(np.asarray(raw, np.float64), n.data.shape).copy()
+    record_tangents(it, order, seed, tangent, call)
     return [tangent.get(y.seq, np.zeros(y.data.shape)) for y in ys]
+
+
+SHOWN_TANGENT_PASSES = 12  # tangent passes a trace keeps for the page (as the lesson's)
+
+
+def record_tangents(
+    it: Interpreter, order: list[Value], seed: dict[int, np.ndarray],
+    tangent: dict[int, np.ndarray], call: Any,
+) -> None:  # fmt: skip
+    """Keep a forward-mode pass for the trace (trace_json's `tangent_passes`): its nodes in
+    topological order, the seeded leaves and every node's tangent (0 where none reached)."""
+    kept = it.passes.tangent_passes
+    if len(kept) >= SHOWN_TANGENT_PASSES:
+        return
+    line = getattr(call, "lineno", None)
+    full = {n.seq: tangent.get(n.seq, np.zeros(n.data.shape)) for n in order}
+    kept.append({"order": list(order), "seed": list(seed), "tangents": full, "line": line})
 
 
 def push(
@@ -253,9 +271,7 @@ def push(
         tangents.append(tv)
     if not graph:
         found = tangents_of(it, ys, xs, [np.array(t.data) for t in tangents], call)
-        if it.passes.forward_output is None:
-            it.passes.forward_output = ys[0]  # the run's output if it makes no pass
-        return [it.constant(t, call) for t in found]
+        return forward_made(it, ys[0], [it.constant(t, call) for t in found])
     out = []
     for y in ys:
         total: Any = None
@@ -420,7 +436,17 @@ def forward_jacobian(it: Interpreter, y: Value, xs: list[Value], call: Any, grap
             cols.append(tangents_of(it, [y], xs, ts, call)[0])
         data = np.stack(cols, axis=-1) if cols else np.zeros(y.data.shape + (0,))
         out.append(it.constant(data.reshape(y.data.shape + x.data.shape), call))
-    return out
+    return forward_made(it, y, out)
+
+
+def forward_made(it: Interpreter, y: Value, made: list[Value]) -> list[Value]:
+    """What a forward-mode transform gave, at the program's level: constants. A program that
+    makes no backward pass and ends on one (or on a tuple holding it) is drawn as f's graph,
+    y its output, so that the page steps the nodes whose tangents the pass computed."""
+    if it.passes.forward_output is None:
+        it.passes.forward_output = y
+    it.passes.forward_made.update(v.seq for v in made)
+    return made
 
 
 for _how in ("jacrev", "jacfwd"):

@@ -163,3 +163,33 @@ def rule(node: Value, arg: int, names: dict[str, str]) -> str:
 
 
 _FIELD = re.compile(r"\{(\w+)\}")
+
+
+def tangent_name(label: str) -> str:
+    """A tangent as a student reads it: the dot over a one-letter name (ẋ, ẋ₁), `d name` for
+    a longer one (d out), `d(…)` around an expression."""
+    if label[:1].isalpha() and all("₀" <= c <= "₉" for c in label[1:]):
+        # combining dot above: over the letter (ẋ, ẋ₁), one character wide
+        return label[0] + "\u0307" + label[1:]
+    if label.replace("_", "").isalnum():
+        return "d " + label
+    return f"d({label})"
+
+
+def jvp_text(node: Value) -> str:
+    """The JVP rule of `node`'s op, with its inputs' names and their tangents'."""
+    assert node.op is not None
+
+    def label(v: Value) -> str:
+        text = v.label or "?"
+        return text if text.replace("_", "").isalnum() else f"({text})"
+
+    names = {str(i): label(x) for i, x in enumerate(node.inputs)}
+    names.update({f"d{i}": tangent_name(x.label or "?") for i, x in enumerate(node.inputs)})
+    names["out"] = label(node)
+    names["all"] = ", ".join(tangent_name(x.label or "?") for x in node.inputs)
+    names.update(node.op.rule_values())
+    text = node.op.jvp_rule
+    for key, value in names.items():
+        text = text.replace("{" + key + "}", value)
+    return text

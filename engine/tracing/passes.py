@@ -74,6 +74,8 @@ class Passes:
         self.grads_built: list[dict[str, Any]] = []
         self.transforming = 0
         self.forward_output: Value | None = None  # a forward-mode transform's function
+        self.tangent_passes: list[dict[str, Any]] = []  # forward-mode transforms' passes
+        self.forward_made: set[int] = set()  # the constants those transforms gave
         self.numbers = 0  # what the kept passes' steps and summaries hold
         self.modified: dict[int, int] = {}  # a tensor changed in place: the seq made then
 

@@ -70,6 +70,8 @@ class Trace(NotebookDisplay):
     # by `trace()`, which is one pass. `pass_of`: each op node's pass, by seq.
     passes: list[Any] = field(default_factory=list)
     pass_of: dict[int, int] = field(default_factory=dict)
+    # Forward-mode transforms' passes (jvp, jacfwd, linearize): functional.record_tangents.
+    tangent_passes: list[dict[str, Any]] = field(default_factory=list)
 
     @functools.cached_property
     def steps(self) -> list[Step]:

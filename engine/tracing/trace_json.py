@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from engine.autograd.ops import quiet
-from engine.tracing.labels import rule, rule_names
+from engine.tracing.labels import jvp_text, rule, rule_names, tangent_name
 from engine.tracing.steps import Record, local_derivatives
 
 if TYPE_CHECKING:
@@ -72,6 +72,34 @@ def trace_dict(trace: Trace) -> dict[str, Any]:
     }
     if passes is not None:
         out["passes"] = passes
+    if trace.tangent_passes:
+        out["tangent_passes"] = tangent_passes_json(trace.tangent_passes, ids)
+    return out
+
+
+SHOWN_TANGENT = 64  # a tangent larger than this is sent as null (its shape is the node's)
+
+
+def shown_tangent(t: np.ndarray) -> Any:
+    return None if t.size > SHOWN_TANGENT else to_json(t)
+
+
+def tangent_passes_json(kept: list[dict[str, Any]], ids: dict[int, str]) -> list[dict[str, Any]]:
+    """Forward-mode transforms' passes, as the forward-mode lesson sends its own: the nodes in
+    topological order, each op's JVP rule, each tangent's name and value (nodes in the trace)."""
+    out = []
+    for p in kept:
+        order = [n for n in p["order"] if n.seq in ids]
+        out.append(
+            {
+                "line": p["line"],
+                "topo": [ids[n.seq] for n in order],
+                "seed": [ids[s] for s in p["seed"] if s in ids],
+                "rules": {ids[n.seq]: jvp_text(n) for n in order if n.op is not None},
+                "names": {ids[n.seq]: tangent_name(n.label or "?") for n in order},
+                "tangents": {ids[n.seq]: shown_tangent(p["tangents"][n.seq]) for n in order},
+            }
+        )
     return out
 
 

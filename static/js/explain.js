@@ -1,7 +1,7 @@
 /* The sentence that says what the current step does (#explain), and what a screen reader hears
  * of the step (#announce, the page's one live region). */
 import { $ } from "./dom.js";
-import { fmt, shapeBadge, shapeOf } from "./format.js";
+import { fmt, fmtCell, shapeBadge, shapeOf } from "./format.js";
 import { t } from "./i18n.js";
 import { state } from "./store.js";
 import { T, inForward, nodeLabel, nodeValue, passOf } from "./trace.js";
@@ -29,10 +29,11 @@ function stepSentence() {
     const id = T().trace.topo[state.fwd];
     const n = T().byId[id];
     const value = n.shape.length ? shapeBadge(n.shape) : fmt(nodeValue(n));
-    if (n.kind === "op" && n.text && n.text !== n.label) {
-      return t("sent_forward_op", { node: n.label, text: n.text, value });
-    }
-    return t("sent_forward", { node: n.label, value });
+    const said = n.kind === "op" && n.text && n.text !== n.label
+      ? t("sent_forward_op", { node: n.label, text: n.text, value })
+      : t("sent_forward", { node: n.label, value });
+    const dot = tangentSentence(id);
+    return dot ? said + " " + dot : said;
   }
   const st = T().trace.steps[state.step];
   if (!st) return t("no_steps");
@@ -63,6 +64,17 @@ function stepSentence() {
   return who(st.node) + " " + parts.join(t("sent_join"));
 }
 
+
+// A forward-mode transform's tangent at a node (jvp, jacfwd, linearize: the trace's
+// tangent_passes), as the forward-mode lesson writes it: "ẏ = cos x·ẋ = 0.54".
+function tangentSentence(id) {
+  const kept = (T().trace.tangent_passes || []).filter((p) => id in p.tangents);
+  if (!kept.length) return "";
+  const p0 = kept[0];
+  const values = kept.map((p) => fmtCell(p.tangents[id])).join(kept.length > 1 ? "; " : "");
+  const key = p0.rules[id] ? "sent_tangent_op" : p0.seed.includes(id) ? "sent_tangent_seed" : "sent_tangent_leaf";
+  return t(key, { dnode: p0.names[id], rule: p0.rules[id] || "", tangent: values, n: kept.length });
+}
 
 // What the drawing computes: the output node, as the sentence names it (`o = tanh(n)`).
 export function program() {

@@ -360,3 +360,42 @@ def test_a_lesson_follows_the_pass_on_show(browser: Any, base_url: str) -> None:
         page.evaluate("() => window.gradtrace.setPos(1)")
         wait_js(page, f"{LS}.pass === 0 && !{LS}.loading", timeout=20)
         wait_js(page, f"{CALLOUT}.includes('but should be 4')")
+
+
+# Pass 1 a 40-step loop (drawn as one box when collapsed), pass 2 a single product: no loop.
+LOOP_THEN_ONE = (
+    "import torch\n"
+    "x = torch.tensor(0.5, requires_grad=True)\n"
+    "h = x\n"
+    "for i in range(40):\n"
+    "    h = torch.sin(h) * x\n"
+    "h.backward()\n"
+    "z = x * 3\n"
+    "z.backward()"
+)
+
+
+def drawn_pass(page: Any, k: int) -> None:
+    wait_js(page, f"document.querySelector('#graph svg').dataset.pass === '{k}'", timeout=20)
+
+
+def test_each_pass_s_drawing_brings_its_collapse_state(browser: Any, base_url: str) -> None:
+    with watched_page(browser, **DESKTOP) as page:
+        page.goto(base_url + "/?" + urlencode({"source": LOOP_THEN_ONE, "step": 0, "collapse": 1}))
+        ready(page)
+        drawn_pass(page, 0)
+        assert page.evaluate(f"{ST}.collapsed && {ST}.collapsed.id") == "loop-1"
+        assert page.is_visible("#collapse-row")
+        assert page.query_selector("#graph svg g.node.collapsed")
+        last = page.evaluate(f"{ST}.trace.steps.length - 1")
+        page.evaluate(f"() => window.gradtrace.setPos({last})")
+        drawn_pass(page, 1)
+        # z = x·3 has no loop: no box, no collapse box, no note.
+        wait_js(page, f"{ST}.collapsed === null && !{ST}.collapsible")
+        assert not page.is_visible("#collapse-row")
+        assert not page.query_selector("#graph svg g.node.collapsed")
+        page.evaluate("() => window.gradtrace.setPos(0)")  # the kept drawing of pass 1, boxed
+        drawn_pass(page, 0)
+        wait_js(page, f"{ST}.collapsible && {ST}.collapsed && {ST}.collapsed.id === 'loop-1'")
+        assert page.is_visible("#collapse-row")
+        assert page.is_checked("#collapse-loops")

@@ -39,8 +39,8 @@ class TraceRequest(BaseModel):
         description="Of a program of several backward passes, the pass (an index into "
         "'passes', clamped) that the lessons looking at one pass look at: compare_assign, "
         "orders, gradcheck, higher, forward, shapes, memory, mistakes. The others (code) read "
-        "the whole run. Absent: every lesson reads the whole run, as before. The answer's "
-        "'lesson_passes' says which pass each lesson looked at (null: the whole run).",
+        "the whole run. Absent: every lesson reads the whole run, as before. Given, the "
+        "answer's 'lesson_passes' says which pass each lesson looked at (null: the whole run).",
     )
 
 

@@ -54,7 +54,8 @@ def post_trace(request: TraceRequest, http: Request, settings: SettingsDep) -> J
             on_pass=request.lesson_pass,
         )
         body["lessons"] = worded_lessons(lessons, lang)
-        body["lesson_passes"] = lesson_passes(program, request.lessons, request.lesson_pass)
+        if request.lesson_pass is not None:  # which pass each lesson looked at
+            body["lesson_passes"] = lesson_passes(program, request.lessons, request.lesson_pass)
     return JSONResponse(body)
 
 

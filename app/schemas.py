@@ -33,6 +33,15 @@ class TraceRequest(BaseModel):
     lesson_options: dict[str, dict[str, Any]] | None = Field(
         default=None, description="Options per lesson, keyed by the lesson's name."
     )
+    lesson_pass: int | None = Field(
+        default=None,
+        ge=0,
+        description="Of a program of several backward passes, the pass (an index into "
+        "'passes', clamped) that the lessons looking at one pass look at: compare_assign, "
+        "orders, gradcheck, higher, forward, shapes, memory, mistakes. The others (code) read "
+        "the whole run. Absent: every lesson reads the whole run, as before. Given, the "
+        "answer's 'lesson_passes' says which pass each lesson looked at (null: the whole run).",
+    )
 
 
 class ErrorDetail(BaseModel):

@@ -289,7 +289,8 @@ def test_openapi_docs(client: TestClient) -> None:
     ref = post_op["requestBody"]["content"]["application/json"]["schema"]["$ref"]
     schema = spec["components"]["schemas"][ref.rsplit("/", 1)[-1]]
     assert schema["required"] == ["source"]
-    # spec/api.md's four, plus the optional lessons (engine/lessons, docs/lessons.md).
+    # spec/api.md's four, plus the optional lessons (engine/lessons, docs/lessons.md) and the
+    # pass they look at.
     assert set(schema["properties"]) == {
         "source",
         "values",
@@ -297,6 +298,7 @@ def test_openapi_docs(client: TestClient) -> None:
         "order",
         "lessons",
         "lesson_options",
+        "lesson_pass",
     }
 
 

@@ -314,3 +314,88 @@ def test_the_forward_pass_walks_the_last_pass(browser: Any, base_url: str) -> No
         page.uncheck("#forward-mode")
         wait_js(page, f"!{ST}.forwardMode")
         drawn(page, "n6")
+
+
+# Passes over different graphs (y = x·w + x, then z = sin(x)·x): the lessons see the pass on show.
+TWO_GRAPHS = (
+    "import torch\n"
+    "x = torch.tensor(2.0, requires_grad=True)\n"
+    "w = torch.tensor(3.0, requires_grad=True)\n"
+    "y = x * w + x\n"
+    "y.backward()\n"
+    "z = torch.sin(x) * x\n"
+    "z.backward()"
+)
+LS = "window.gradtraceLessons.state"
+CALLOUT = "document.querySelector('.ls-callout').textContent"
+
+
+def test_a_lesson_follows_the_pass_on_show(browser: Any, base_url: str) -> None:
+    with watched_page(browser, **DESKTOP) as page:
+        page.goto(base_url + "/?" + urlencode({"source": TWO_GRAPHS, "step": 0}))
+        ready(page)
+        wait_js(page, "window.gradtraceLessons !== undefined")
+        page.click('#lessons button[data-lesson="compare_assign"]')
+        wait_js(page, f"{LS}.data.compare_assign && !{LS}.loading && {LS}.pass === 0", timeout=20)
+        first = page.evaluate(f"{ST}.trace.passes[1].first_step")
+        # Pass 1: y's table, x.grad is w + 1 = 4 with +=.
+        cols = page.evaluate(f"{LS}.data.compare_assign.columns")
+        assert cols[0] == page.evaluate(f"{ST}.trace.passes[0].output")
+        callout = page.text_content(".ls-callout")
+        assert "but should be 4" in callout
+        assert page.evaluate(f"{LS}.data.compare_assign.steps") == first  # that pass's steps only
+        # A step into pass 2: the lesson is asked again and shows z's backward.
+        page.evaluate(f"() => window.gradtrace.setPos({first + 1})")
+        wait_js(page, f"{LS}.pass === 1 && !{LS}.loading", timeout=20)
+        cols = page.evaluate(f"{LS}.data.compare_assign.columns")
+        assert cols[0] == page.evaluate(f"{ST}.trace.passes[1].output")
+        # z's backward alone: x.grad should be cos(2)·2 + sin(2) = 0.077.
+        wait_js(page, f"{CALLOUT}.includes('should be 0.077')")
+        # The current row is the pass's own step 1 (the page's step first + 1).
+        cur = page.locator('#ls-table-add tr[aria-current="step"]').get_attribute("data-step")
+        assert cur == "1"
+        SHOTS.mkdir(parents=True, exist_ok=True)
+        page.locator("#lessons").screenshot(path=str(SHOTS / "passes-lesson.png"))
+        # Back into pass 1: pass 1's lesson again.
+        page.evaluate("() => window.gradtrace.setPos(1)")
+        wait_js(page, f"{LS}.pass === 0 && !{LS}.loading", timeout=20)
+        wait_js(page, f"{CALLOUT}.includes('but should be 4')")
+
+
+# Pass 1 a 40-step loop (drawn as one box when collapsed), pass 2 a single product: no loop.
+LOOP_THEN_ONE = (
+    "import torch\n"
+    "x = torch.tensor(0.5, requires_grad=True)\n"
+    "h = x\n"
+    "for i in range(40):\n"
+    "    h = torch.sin(h) * x\n"
+    "h.backward()\n"
+    "z = x * 3\n"
+    "z.backward()"
+)
+
+
+def drawn_pass(page: Any, k: int) -> None:
+    wait_js(page, f"document.querySelector('#graph svg').dataset.pass === '{k}'", timeout=20)
+
+
+def test_each_pass_s_drawing_brings_its_collapse_state(browser: Any, base_url: str) -> None:
+    with watched_page(browser, **DESKTOP) as page:
+        page.goto(base_url + "/?" + urlencode({"source": LOOP_THEN_ONE, "step": 0, "collapse": 1}))
+        ready(page)
+        drawn_pass(page, 0)
+        assert page.evaluate(f"{ST}.collapsed && {ST}.collapsed.id") == "loop-1"
+        assert page.is_visible("#collapse-row")
+        assert page.query_selector("#graph svg g.node.collapsed")
+        last = page.evaluate(f"{ST}.trace.steps.length - 1")
+        page.evaluate(f"() => window.gradtrace.setPos({last})")
+        drawn_pass(page, 1)
+        # z = x·3 has no loop: no box, no collapse box, no note.
+        wait_js(page, f"{ST}.collapsed === null && !{ST}.collapsible")
+        assert not page.is_visible("#collapse-row")
+        assert not page.query_selector("#graph svg g.node.collapsed")
+        page.evaluate("() => window.gradtrace.setPos(0)")  # the kept drawing of pass 1, boxed
+        drawn_pass(page, 0)
+        wait_js(page, f"{ST}.collapsible && {ST}.collapsed && {ST}.collapsed.id === 'loop-1'")
+        assert page.is_visible("#collapse-row")
+        assert page.is_checked("#collapse-loops")

@@ -42,7 +42,7 @@ def post_trace(request: TraceRequest, http: Request, settings: SettingsDep) -> J
     lang = parse_lang(http.query_params.get("lang"))
     body = trace_body(program, lang)
     if request.lessons:  # the one call of the lessons: the same run, no second parse or build
-        from engine.lessons import run_lessons
+        from engine.lessons import lesson_passes, run_lessons
         from engine.tracing.cost import AnswerBudget
 
         lessons = run_lessons(
@@ -51,8 +51,11 @@ def post_trace(request: TraceRequest, http: Request, settings: SettingsDep) -> J
             options=request.lesson_options,
             # The trace's numbers as the engine counted them before backward: no second walk.
             budget=AnswerBudget(settings.limits, program.trace.numbers),
+            on_pass=request.lesson_pass,
         )
         body["lessons"] = worded_lessons(lessons, lang)
+        if request.lesson_pass is not None:  # which pass each lesson looked at
+            body["lesson_passes"] = lesson_passes(program, request.lessons, request.lesson_pass)
     return JSONResponse(body)
 
 

@@ -28,6 +28,7 @@ from engine.lessons.gradcheck import GradcheckOptions, gradcheck
 from engine.lessons.higher_order import higher
 from engine.lessons.memory import memory
 from engine.lessons.mistakes import MistakesOptions, mistakes
+from engine.lessons.on_pass import kept_pass, pass_run
 from engine.lessons.orders import OrdersOptions, orders
 from engine.lessons.shapes import shapes
 from engine.lessons.training import TrainingOptions, training
@@ -50,6 +51,14 @@ LESSONS: dict[str, Lesson] = {
     "mistakes": mistakes,
     "training": training,
 }
+
+# The lessons that look at one backward pass: of a program of several, the pass on show
+# (`run_lessons(..., on_pass=k)`, engine/lessons/on_pass.py: the lesson on that pass's
+# graph, steps and leaf values). A lesson not named here reads the
+# whole run (`code` writes the whole program out; a lesson over every pass, as training).
+ON_PASS: frozenset[str] = frozenset(
+    {"compare_assign", "orders", "gradcheck", "higher", "forward", "shapes", "memory", "mistakes"}
+)
 
 # The options a lesson takes through the API: a TypedDict per lesson, its `**options`' type.
 # A lesson not named here takes none.
@@ -104,9 +113,13 @@ def run_lessons(
     *,
     options: dict[str, Any] | None = None,
     budget: AnswerBudget | None = None,
+    on_pass: int | None = None,
 ) -> dict[str, Any]:
     """{name: lesson data} for each name asked for, from the one run: `run_lessons(run, names,
-    options={name: {option: value}}, budget=...)`. Raises ProgramError for an unknown name or
+    options={name: {option: value}}, budget=..., on_pass=k)`. A lesson of ON_PASS looks at
+    the pass `on_pass` (an index into the run's passes, clamped; a summarised pass is seen as
+    the nearest kept one) of a program of several passes, every other lesson (and every lesson
+    when `on_pass` is None) at the whole run. Raises ProgramError for an unknown name or
     option, and (413) once the lessons take the answer past `max_answer_numbers`: `budget` is
     what the answer has spent already (its trace). The request's deadline is checked before
     each lesson, and by each as it goes."""
@@ -119,18 +132,31 @@ def run_lessons(
                        lessons=", ".join(LESSONS))  # fmt: skip
         given = checked_options(name, (options or {}).get(name))
         check_deadline()
-        out[name] = lesson(run, **given)
+        with pass_run(run, on_pass if name in ON_PASS else None) as seen:
+            out[name] = lesson(seen, **given)
         budget.charge(Msg("what_lesson", {"name": name}), out[name])
     return out
 
 
+def lesson_passes(run: Run, names: Sequence[str], on_pass: int | None) -> dict[str, int | None]:
+    """The pass each lesson asked for looked at (`run_lessons(..., on_pass=k)`): its index in
+    the run's passes, or None for a lesson of the whole run (and for a program of one pass)."""
+    passes = run.trace.passes
+    if len(passes) <= 1 or on_pass is None:
+        return {name: None for name in dict.fromkeys(names)}
+    k = kept_pass(passes, on_pass)
+    return {name: k if name in ON_PASS else None for name in dict.fromkeys(names)}
+
+
 __all__ = [
     "LESSONS",
+    "ON_PASS",
     "code",
     "compare_assign",
     "forward_mode",
     "gradcheck",
     "higher",
+    "lesson_passes",
     "memory",
     "mistakes",
     "orders",

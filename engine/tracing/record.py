@@ -72,6 +72,9 @@ class Trace(NotebookDisplay):
     pass_of: dict[int, int] = field(default_factory=dict)
     # Forward-mode transforms' passes (jvp, jacfwd, linearize): functional.record_tangents.
     tangent_passes: list[dict[str, Any]] = field(default_factory=list)
+    # The ids of a trace of one pass cut from a run of several (engine/lessons/on_pass.py): the
+    # whole run's, so that a node keeps its id; None: its own nodes' n0, n1, ….
+    id_of: dict[int, str] | None = None
 
     @functools.cached_property
     def steps(self) -> list[Step]:
@@ -80,6 +83,8 @@ class Trace(NotebookDisplay):
 
     def ids(self) -> dict[int, str]:
         """Each node's id in the JSON (n0, n1, … in creation order), by its seq."""
+        if self.id_of is not None:
+            return dict(self.id_of)
         return {node.seq: f"n{i}" for i, node in enumerate(self.nodes)}
 
     def grad_of(self, node: Value) -> np.ndarray | None:

@@ -5,11 +5,15 @@
  * page asks for that pass's drawing alone (`draw_pass`, `svg_only`), keeps it, and shows it.
  * Node ids are the trace's own in every pass's drawing, so the table and strips match it.
  * A drawing is asked once per pass and direction; at most MAX_KEPT are kept per trace.
+ * Each pass's drawing comes with its own collapse state (a loop drawn as a box, or none, or a
+ * box the server would not open): shown with it, so the collapse box, its note and the box's
+ * members (T().boxOf) are those of the drawing on show.
  */
 import { boot, STANDALONE } from "./boot.js";
 import { G, parseSvg, showDrawError } from "./graph.js";
 import { showSvg } from "./graph_view.js";
 import { renderGraph } from "./graph_style.js";
+import { renderControls } from "./controls.js";
 import { state } from "./store.js";
 import { T, passOnShow } from "./trace.js";
 
@@ -35,9 +39,10 @@ function layoutOnShow() {
   return G() ? G().layout : state.layout === "tb" ? "tb" : "lr";
 }
 
-function keep(key, svg) {
+// A kept drawing: its svg, and the collapse state it was drawn with.
+function keep(key, svg, meta) {
   kept.svgs.delete(key);
-  kept.svgs.set(key, svg);
+  kept.svgs.set(key, { svg, collapsible: meta.collapsible, collapsed: meta.collapsed });
   while (kept.svgs.size > MAX_KEPT) kept.svgs.delete(kept.svgs.keys().next().value);
 }
 
@@ -50,11 +55,12 @@ export function renderPassDrawing() {
   const want = passOnShow();
   const layout = layoutOnShow();
   const have = drawnPass();
-  if (G() && have != null) keep(have + ":" + G().layout, G().svg);
+  if (G() && have != null) keep(have + ":" + G().layout, G().svg, state);
   if (want == null || want === have) { prefetch(want + 1, layout); return; }
-  const svg = kept.svgs.get(want + ":" + layout);
-  if (svg) {
-    showSvg(svg);
+  const got = kept.svgs.get(want + ":" + layout);
+  if (got) {
+    showCollapse(got);
+    showSvg(got.svg);
     setDrawnPass(want);
     markBehind();
   } else {
@@ -77,12 +83,13 @@ function fromFile() {
   const have = drawnPass();
   if (want == null || want === have) return;
   if (kept.trace !== state.trace) kept = { trace: state.trace, svgs: new Map(), asked: new Set(), inFlight: 0 };
-  if (G() && have != null) keep(have + ":file", G().svg);
-  let svg = kept.svgs.get(want + ":file");
+  if (G() && have != null) keep(have + ":file", G().svg, state);
+  const got = kept.svgs.get(want + ":file");
+  let svg = got && got.svg;
   const text = boot.pass_drawings && boot.pass_drawings[String(want)];
   if (!svg && text) svg = parseSvg(text);
   if (!svg) return;
-  keep(want + ":file", svg);
+  keep(want + ":file", svg, got || state);
   showSvg(svg);
   setDrawnPass(want);
   markBehind();
@@ -127,13 +134,27 @@ async function ask(k, layout) {
   if (mine !== kept || state.trace !== trace) return; // the program changed meanwhile
   if (!body || body.error) { kept.asked.delete(key); return; } // asked again when next wanted
   const svg = body.svg ? parseSvg(body.svg) : null;
-  if (svg) { svg.dataset.pass = String(body.svg_pass); keep(key, svg); }
+  const meta = { collapsible: !!body.collapsible, collapsed: body.collapsed || null };
+  if (svg) { svg.dataset.pass = String(body.svg_pass); keep(key, svg, meta); }
   if (passOnShow() !== k || layoutOnShow() !== layout) {
     if (passOnShow() != null && passOnShow() !== drawnPass()) renderPassDrawing(); // still behind
     return;
   }
+  showCollapse(meta);
   if (svg) showSvg(svg); else if (body.draw_error) showDrawError(body.draw_error);
   setDrawnPass(k);
   markBehind();
   renderGraph();
+  renderControls(); // the collapse box and its note, for this pass's drawing
+}
+
+// The collapse state of the drawing about to be shown: the page's, and the box's members.
+// Called inside render() (before the controls draw) or, for an answer, with renderControls.
+function showCollapse(meta) {
+  state.collapsible = !!meta.collapsible;
+  state.collapsed = meta.collapsed || null;
+  const boxOf = T() && T().boxOf;
+  if (!boxOf) return;
+  Object.keys(boxOf).forEach((id) => { delete boxOf[id]; });
+  if (state.collapsed) state.collapsed.members.forEach((id) => { boxOf[id] = state.collapsed.id; });
 }

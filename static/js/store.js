@@ -42,6 +42,8 @@ export const state = {
     modes: {}, // name -> the part of a lesson on show, for lessons with parts
     loading: false,
     pending: null, // a lesson to open once the example that names it has run
+    pass: null, // of several passes, the pass the lesson's data looked at (null: the whole run)
+    first: 0, // that pass's first step in the page's trace (a following view's step 0)
   },
 };
 

@@ -4,6 +4,11 @@
  * A lesson's data comes from POST /api/trace with {"lessons": [name]}, asked again when the page
  * has a new trace (or the lesson's options change); the views draw over the trace the page
  * already has. A view either follows the page's own step or has its own stepper.
+ *
+ * Of a program of several backward passes, the request names the pass on show (`lesson_pass`)
+ * and the answer says which pass each lesson looked at (`lesson_passes`, null for a lesson of
+ * the whole run): such a lesson is asked again when the step crosses into another pass, and
+ * its view draws over that pass's steps (its step 0 the pass's seed step).
  */
 import { boot, exampleSource } from "../boot.js";
 import { $ } from "../dom.js";
@@ -22,9 +27,32 @@ function programKey(s) {
   return JSON.stringify([s.source, s.values, s.accumulate, s.order]);
 }
 
-function requestKey(name) {
-  return programKey(state) + JSON.stringify(state.lesson.options[name] || null) + name;
+// The pass the page's step is in, of a trace of several passes (null for one pass).
+function passOnShow(s) {
+  const tr = s.trace;
+  if (!tr || !tr.passes || tr.passes.length < 2 || !tr.steps.length) return null;
+  const st = tr.steps[Math.max(0, Math.min(s.step, tr.steps.length - 1))];
+  return st && typeof st.pass === "number" ? st.pass : null;
 }
+
+function requestKey(name) {
+  return programKey(state) + JSON.stringify(state.lesson.options[name] || null) + name + "@" + passOnShow(state);
+}
+
+// A lesson of one pass draws over that pass's steps: the trace with only those steps.
+function passTrace(trace, k) {
+  const p = trace && trace.passes && trace.passes[k];
+  if (!p || typeof p.first_step !== "number") return { trace, first: 0 };
+  return { trace: Object.assign({}, trace, { steps: trace.steps.slice(p.first_step, p.last_step + 1) }), first: p.first_step };
+}
+
+// The step a view that follows the page's stepper shows: the page's, inside the lesson's pass.
+function followStep(trace) {
+  const first = state.lesson.first || 0;
+  return Math.max(0, Math.min(state.step - first, trace.steps.length - 1));
+}
+
+let asking = null; // the key of the request in flight
 
 let seq = 0; // only the newest request's answer is shown
 async function load(name) {
@@ -35,18 +63,23 @@ async function load(name) {
   }
   const key = requestKey(name);
   if (state.lesson.key === key && state.lesson.data[name]) return;
+  if (asking === key && state.lesson.loading) return;
+  asking = key;
   const mine = ++seq;
+  const onShow = passOnShow(state);
   const program = programKey(state);
   setLesson({ loading: true, error: null });
   let body = null;
   try {
     const options = {};
     if (state.lesson.options[name]) options[name] = state.lesson.options[name];
+    const ask = { source: state.source, values: state.values, accumulate: state.accumulate, order: state.order, lessons: [name], lesson_options: options };
+    if (onShow !== null) ask.lesson_pass = onShow;
     // ?lang: a refusal comes back in the page's language (app/errors.py)
     const resp = await fetch("/api/trace?lang=" + encodeURIComponent(state.lang), {
       method: "POST",
       headers: { "Content-Type": "application/json", Accept: "application/json" },
-      body: JSON.stringify({ source: state.source, values: state.values, accumulate: state.accumulate, order: state.order, lessons: [name], lesson_options: options }),
+      body: JSON.stringify(ask),
     });
     body = await resp.json();
     if (mine !== seq) return;
@@ -62,8 +95,10 @@ async function load(name) {
   if (view && !view.follows && view.start) sub = view.start(data);
   else if (view && !view.follows) sub = Math.min(sub, Math.max(0, view.count(data) - 1));
   // The program of the page's trace: draw over that one (the answer's copy is the same).
-  const trace = seen.traceProgram === program && state.trace ? state.trace : body;
-  setLesson({ loading: false, key, data: { [name]: data }, trace, sub });
+  const whole = seen.traceProgram === program && state.trace ? state.trace : body;
+  const pass = body.lesson_passes ? body.lesson_passes[name] : null;
+  const { trace, first } = typeof pass === "number" ? passTrace(whole, pass) : { trace: whole, first: 0 };
+  setLesson({ loading: false, key, data: { [name]: data }, trace, sub, pass: typeof pass === "number" ? pass : null, first });
 }
 
 function choose(name) {
@@ -178,7 +213,7 @@ function show() {
   let content;
   try {
     if (view.follows) {
-      content = view.render(data, Math.min(state.step, trace.steps.length - 1), trace);
+      content = view.render(data, view.local ? Math.min(state.step, trace.steps.length - 1) : followStep(trace), trace);
       if (view.step) Object.assign(kept, { view, data, trace, lang: state.lang, content });
     } else {
       kids.push(stepper(view, data));
@@ -238,7 +273,7 @@ function stepInPlace(view) {
   const trace = view.local ? state.trace : ls.trace;
   if (!view.step || !kept.content || kept.view !== view || kept.data !== ls.data[ls.name] ||
       kept.trace !== trace || kept.lang !== state.lang || !kept.content.isConnected) return false;
-  const k = view.follows ? Math.min(state.step, trace.steps.length - 1) : ls.sub;
+  const k = !view.follows ? ls.sub : view.local ? Math.min(state.step, trace.steps.length - 1) : followStep(trace);
   try {
     if (view.step(kept.content, kept.data, k, trace) === false) return false;
   } catch (e) {
@@ -267,6 +302,8 @@ function follow(s) {
     if (ls.name && !s.error) load(ls.name);
   } else if (ls.name && optionsChanged) {
     load(ls.name); // the view changed its options (mistakes: which edge to drop)
+  } else if (ls.name && !s.error && typeof ls.pass === "number" && passOnShow(s) !== null && passOnShow(s) !== ls.pass) {
+    load(ls.name); // the step crossed into another pass: the lesson of that pass
   }
   openPending(s);
   const relabel = s.lang !== seen.lang;

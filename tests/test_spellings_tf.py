@@ -2,10 +2,10 @@
 as tape:` (persistent, watch, watch_accessed_variables), tape.gradient of one source, a list or
 a dict, tape.jacobian, nested tapes, tf.math.*, tf.reduce_sum/reduce_mean, tf.matmul, tf.nn.*.
 
-TensorFlow does not install here (and is too large for CI), so each gradient is checked
-against torch 2.13 (float64) computing the same function with torch.autograd; what a program
-prints is checked against TensorFlow's documented format (`tf.Tensor(6.0, shape=(),
-dtype=float32)`, with gradtrace's float64 numbers). Refusals are positioned."""
+Each gradient is checked against torch 2.13 (float64) computing the same function with
+torch.autograd; what a program prints against TensorFlow's format (`tf.Tensor(6.0, shape=(),
+dtype=float32)`, with gradtrace's float64 numbers). Refusals are positioned. TensorFlow itself
+runs the corpus's tape examples and these functions in tests/test_tensorflow_oracle.py."""
 
 from __future__ import annotations
 

@@ -268,3 +268,56 @@ def test_generated_training_loops_round_trip(source: str) -> None:
     """Each runs in gradtrace, its code runs back to the same graph and grads in gradtrace,
     and torch 2.13 prints what the lesson says it prints."""
     assert round_trip(source, {}) in ("exact", "zero sign"), source
+
+
+def real_jax_prints(code: str) -> list[str]:
+    """What the JAX code prints when jax runs it (jax is installed for the tests)."""
+    pytest.importorskip("jax")
+    import jax
+
+    shown: list[str] = []
+
+    def show(*args: object, sep: str = " ", **_: object) -> None:
+        shown.append(sep.join(map(str, args)))
+
+    with jax.enable_x64(True):  # what its own first line asks for, kept to this test
+        exec(compile(code, "<jax>", "exec"), {"print": show, "__name__": "__main__"})  # noqa: S102
+    return shown
+
+
+# Where jax's own convention differs from gradtrace's (PyTorch's, as the spec says): jax's
+# |x|' at 0 is 1 (its abs rule is sign-free: select(x >= 0, t, -t)), PyTorch's 0.
+JAX_CONVENTIONS = {"kink": "jax's d|x|/dx at 0 is 1; gradtrace's (PyTorch's) is 0"}
+JAX_CASES = [
+    pytest.param(
+        *g, id=g[0],
+        marks=[pytest.mark.xfail(strict=True, reason=JAX_CONVENTIONS[g[0]])]
+        if g[0] in JAX_CONVENTIONS else [],
+    )
+    for g in GALLERY
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("name", "source", "values"), JAX_CASES)
+def test_the_jax_code_round_trips_and_jax_prints_it_too(
+    name: str, source: str, values: dict
+) -> None:
+    """The JAX code the lesson writes, pasted back, runs in gradtrace to the same grads as the
+    program's own leaves, and prints what jax itself prints for it."""
+    run = run_program(source, values)
+    code = lessons.code(run)["jax"]
+    if code is None:  # a program the lesson does not write in JAX (it says why)
+        return
+    back = run_program(code)
+    ours = [p["text"] for p in back.printed]
+    assert ours == real_jax_prints(code)
+    grads = run.trace.to_dict()["grads"]
+    names = code_names(run)
+    for label, g in grads.items():
+        written = names.get(label, label)
+        line = next((t for t in ours if t.startswith(f"{written}.grad =")), None)
+        if line is not None and g is not None:
+            np.testing.assert_allclose(
+                np.asarray(eval(line.split("=", 1)[1]), dtype=float),  # noqa: S307 - a list
+                np.round(np.asarray(g, dtype=float), 6) + 0.0, rtol=1e-12, atol=1e-12,
+            )  # fmt: skip

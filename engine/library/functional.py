@@ -84,7 +84,7 @@ def same_value(v: Any, x: Value) -> bool:
 
 def is_tree(v: Any) -> bool:
     """A tuple or list of values (JAX's pytree, one level), not a list of numbers."""
-    return isinstance(v, list | tuple) and not numbers_list(v)
+    return isinstance(v, dict) or isinstance(v, list | tuple) and not numbers_list(v)
 
 
 def inputs(
@@ -93,15 +93,21 @@ def inputs(
     """The arguments with those at `argnums` made inputs; the inputs flat; their shape.
     `made`: the call that made the transform, where a wrong argnums is shown."""
     nums = argnums if isinstance(argnums, tuple | list) else (argnums,)
-    args, flat = list(args), []
-    shape: list[int | None] = []
+    args = list(args)
+    flat: list[Any] = []
+    shape: list[int | tuple[Any, ...] | None] = []
     for i in nums:
         if not isinstance(i, int) or isinstance(i, bool) or not -len(args) <= i < len(args):
             where = keyword_node(made, "argnums") if made is not None else None
             where = getattr(where, "value", None) or made or call
             raise it.error("transform_argnums", where, "arguments", i=str(i), n=len(args))
         a, name = args[i], parameter(f, i % len(args))
-        if is_tree(a):
+        if isinstance(a, dict):  # JAX's pytree of named parameters: {"W": W, "b": b}
+            made_of = {k: as_input(it, x, call, str(k), f) for k, x in a.items()}
+            args[i] = made_of
+            shape.append(tuple(made_of))
+            flat.extend(made_of.values())
+        elif is_tree(a):
             made = [as_input(it, x, call, f"{name}[{j}]", f) for j, x in enumerate(a)]
             args[i] = type(a)(made)
             shape.append(len(made))
@@ -120,6 +126,10 @@ def regroup(found: list[Any], shape: list[Any], argnums: Any) -> Any:
         if n is None:
             out.append(found[k])
             k += 1
+        elif isinstance(n, tuple):  # a dict's keys: the grads under them, sorted as JAX's
+            got = dict(zip(n, found[k : k + len(n)], strict=True))  # pytrees sort a dict's keys
+            out.append({key: got[key] for key in sorted(got, key=str)})
+            k += len(n)
         else:
             out.append(tuple(found[k : k + n]))
             k += n

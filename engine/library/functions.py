@@ -280,6 +280,14 @@ def number(it: Interpreter, v: Any, node: Any) -> float:
     return float(v)
 
 
+@function("round_to", "x", decimals=0, usage="a value and a number of decimals: np.round(x, 6)")
+def round_to(it: Interpreter, node: Any, x: Any, decimals: Any) -> Any:
+    """NumPy's round (half to even, at `decimals`): a constant, as its gradient is 0 almost
+    everywhere (PyTorch's round has a zero gradient)."""
+    source = it.tensor(x, node)
+    return it.constant(np.round(source.data, it.whole(decimals, node)), node)
+
+
 @function("const", "x", usage="one value: const(x)")
 def const(it: Interpreter, node: Any, x: Any) -> Any:
     """The graph cut: a constant with x's value (detach, stop_gradient)."""

@@ -272,6 +272,21 @@ def list_method(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: 
     owner.extend(added)
 
 
+def dict_method(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> list:
+    """`d.items()`, `d.keys()`, `d.values()` of a dict (JAX's grads of a dict of parameters):
+    as lists, in the dict's order."""
+    owner, rest = args[0], args[1:]
+    name = getattr(node.func, "attr", "items")
+    if rest or kwargs:
+        raise it.error("library_usage", node, "arguments", name=name, usage=f"d.{name}()")
+    it.check_items(len(owner), node)
+    if name == "keys":
+        return list(owner)
+    if name == "values":
+        return list(owner.values())
+    return [(k, v) for k, v in owner.items()]
+
+
 def text_method(it: Interpreter, args: list[Any], kwargs: dict[str, Any], node: Any) -> str:
     text, rest = args[0], args[1:]
     name = getattr(node.func, "attr", "format")

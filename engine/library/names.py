@@ -120,7 +120,8 @@ MODULES: dict[str, dict[str, Any]] = {
     "torch.linalg": {"norm": "norm"},
     "torch.optim": {"SGD": "SGD", "Adam": "Adam"},
     "torch.func": {"grad": "jax_grad"},
-    "numpy": {**_NUMPY, "set_printoptions": "print_settings"},
+    "numpy": {**_NUMPY, "set_printoptions": "print_settings", "round": "round_to",
+              "around": "round_to"},
     "numpy.random": {"default_rng": "default_rng", **_NUMPY_RANDOM},
     "numpy.linalg": {"norm": "norm"},
     "math": {
@@ -133,6 +134,7 @@ MODULES: dict[str, dict[str, Any]] = {
     "jax.numpy.linalg": {"norm": "norm"},
     "jax.nn": {f: f for f in ("relu", "sigmoid", "softmax", "log_softmax")},
     "jax.lax": {"stop_gradient": "const"},
+    "jax.config": {"update": "jax_config_update"},
     "tensorflow": _TENSORFLOW,  # issue 25 (wt-tf25)
     "tensorflow.math": _TF_MATH,
     "tensorflow.nn": _TF_NN,
@@ -316,6 +318,8 @@ def attribute(it: Interpreter, owner: Any, attr: str, node: Any) -> Any:
         return methods.array_attribute(it, owner, attr, node)
     if isinstance(owner, list) and attr in ("append", "extend"):
         return Function(attr, methods.list_method).bind(owner)
+    if isinstance(owner, dict) and attr in ("items", "keys", "values"):
+        return Function(attr, methods.dict_method).bind(owner)
     if isinstance(owner, str) and attr in ("format", "join", "upper", "lower", "strip"):
         return Function(attr, methods.text_method).bind(owner)
     from engine.language.values import numbers_list

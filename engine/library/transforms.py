@@ -302,6 +302,15 @@ def setting(name: str) -> None:
 setting("print_settings")
 
 
+@special("jax_config_update", "name", "value")
+def jax_config_update(it: Interpreter, node: Any, name: Any, value: Any) -> None:
+    """`jax.config.update("jax_enable_x64", True)`: float64, which gradtrace computes in
+    always, so it changes nothing; any other setting does nothing, with a warning."""
+    if name == "jax_enable_x64" and value is True:
+        return
+    it.warn("setting_ignored", node, name=it.src.segment(it.where(node.func)))
+
+
 @special("default_dtype", "dtype")
 def default_dtype(it: Interpreter, node: Any, dtype: Any) -> None:
     if not (isinstance(dtype, Opaque) and dtype.state.get("name") in ("torch.float64",

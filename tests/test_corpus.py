@@ -335,40 +335,36 @@ LEAVES = {
 }
 # What keeps an example from running as published.
 NEEDS = {
-    "pytorch_polynomial_numpy": "the % operator; f-strings; 2,000 steps of 2,000-element "
-    "tensors are past max_nodes",
-    "pytorch_polynomial_autograd": "torch.accelerator and set_default_device; f-strings; the % "
-    "operator; with torch.no_grad(); a.grad = … (assigning a grad); past max_nodes",
+    "pytorch_polynomial_numpy": "2,000 steps of 2,000-element arrays: past max_total_elements "
+    "(50,000)",
+    "pytorch_polynomial_autograd": "torch.accelerator and set_default_device (a device)",
     "cs231n_case_study_linear": "matplotlib; strings as values (dtype='uint8'); assigning to "
     "an index (X[ix] = …); np.c_; and the data are random",
-    "micrograd_test_sanity_check": "micrograd's Value class (an import of micrograd.engine); "
-    "assert; the test is a def that nothing calls",
-    "micrograd_test_more_ops": "micrograd's Value class (an import of micrograd.engine); "
-    "assert; the test is a def that nothing calls",
-    "karpathy_micrograd_lecture_value": "class (the lecture's own Value), f-strings, set(), "
-    "attribute assignment (e.label = 'e')",
+    "micrograd_test_sanity_check": "the test is a def that nothing calls (and compares with "
+    "torch inside it)",
+    "micrograd_test_more_ops": "the test is a def that nothing calls (and compares with torch "
+    "inside it)",
+    "karpathy_micrograd_lecture_value": "class (the lecture's own Value), set(), attribute "
+    "assignment (e.label = 'e')",
     "karpathy_micrograd_lecture_mlp": "import random; class (Neuron, Layer, MLP and Value); "
-    "random.uniform; p.data += … (assigning to an attribute)",
+    "random.uniform",
     "pytorch_autograd_fundamentals_simple_example": "matplotlib (its imports and plt.plot); "
     "grad_fn.next_functions",
     "pytorch_autograd_fundamentals_training": "class (TinyModel, a torch.nn.Module); "
     "torch.nn.Linear and torch.nn.ReLU; model.parameters()",
-    "pytorch_autograd_fundamentals_no_grad_decorator": "decorators (@torch.no_grad())",
+    "pytorch_autograd_fundamentals_no_grad_decorator": "the decorator @torch.no_grad() (only "
+    "decorators that are functions apply)",
     "pytorch_autograd_mechanics_saved_self": "grad_fn._saved_self; x.equal(…); `is`",
     "pytorch_autograd_mechanics_saved_result": "grad_fn._saved_result; y.equal(…); `is`",
     "pytorch_autograd_mechanics_threads": "import threading; threading.Thread",
-    "d2l_mlp_activations": "IPython's %matplotlib inline (a syntax error, where language.md "
-    "says a magic is accepted with a warning); from d2l import torch as d2l; d2l.plot",
-    "d2l_linear_regression_scratch": "IPython's %matplotlib inline (a syntax error); the d2l "
-    "package; import random; yield (a generator); random data (torch.normal)",
-    "d2l_linear_regression_scratch_classes": "IPython's %matplotlib inline (a syntax error); "
-    "the d2l package (d2l.Module, d2l.Trainer, d2l.SyntheticRegressionData); class; "
-    "decorators (@d2l.add_to_class)",
-    "microgpt_lesson_training_loop": "micrograd's Value (language.md lists it; gradtrace says "
-    "unknown function 'Value'); p.grad = 0",
-    "microgpt_lesson_training_loop_plain": "p.data -= … on a number leaf (refused: 'only x += "
-    "e, x -= e, … on a name (or w.data)'); p.grad = 0 (refused with PyTorch's 'assigned grad "
-    "expected to be a Tensor or None', though the program does not use torch)",
+    "d2l_mlp_activations": "the d2l package (from d2l import torch as d2l; d2l.plot)",
+    "d2l_linear_regression_scratch": "the d2l package; import random; yield (a generator)",
+    "d2l_linear_regression_scratch_classes": "the d2l package (d2l.Module, d2l.Trainer, "
+    "d2l.SyntheticRegressionData); class; decorators (@d2l.add_to_class)",
+    "microgpt_lesson_training_loop": "the course's own Value class, used without an import "
+    "(micrograd's is `from micrograd.engine import Value`)",
+    "microgpt_lesson_training_loop_plain": "p.grad = 0 on a number leaf of a program without "
+    "torch (refused with PyTorch's 'assigned grad expected to be a Tensor or None')",
 }
 # Examples that run but that gradtrace gets wrong: interpreter bugs (the lead's to fix).
 BUGS: dict[str, str] = {}

@@ -279,6 +279,14 @@ def _write(data: bytes, output: str | None, binary: bool = False) -> None:
     sys.stdout.flush()
 
 
+def _pass_asked(args: argparse.Namespace) -> int | str | None:
+    """--pass first|last|K (a pass's index from 0), read before the program runs."""
+    try:
+        return pass_option(args.pass_)
+    except FigureError as err:
+        raise UsageError(f"--pass: {err}") from None
+
+
 def render(args: argparse.Namespace) -> None:
     """`gradtrace render`: every output asked for, from one run of the program."""
     if args.table and args.output and args.format:
@@ -289,10 +297,7 @@ def render(args: argparse.Namespace) -> None:
         or args.pass_ is not None
         or not (args.all_steps or args.html)
     )
-    try:
-        which = pass_option(args.pass_)
-    except FigureError as err:
-        raise UsageError(f"--pass: {err}") from None
+    which = _pass_asked(args)
     program = Program(
         read_program(args.program), parse_values(args.values), args.accumulate, args.order
     )

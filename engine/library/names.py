@@ -35,10 +35,12 @@ from engine.library import (
     draws,  # noqa: F401  (the seeded draws register)
     extremes,
     functional,
+    functional_torch,
     jax_random,
     methods,
     spellings,
     tape,
+    vmap,
 )
 from engine.library.builtins import BUILTINS, print_call
 from engine.library.functions import FUNCTIONS
@@ -120,8 +122,12 @@ MODULES: dict[str, dict[str, Any]] = {
     "torch.linalg": {"norm": "norm"},
     "torch.optim": {"SGD": "SGD", "Adam": "Adam"},
     "torch.func": {"grad": "jax_grad"},
-    "numpy": {**_NUMPY, "set_printoptions": "print_settings", "round": "round_to",
-              "around": "round_to"},
+    "numpy": {
+        **_NUMPY,
+        "set_printoptions": "print_settings",
+        "round": "round_to",
+        "around": "round_to",
+    },
     "numpy.random": {"default_rng": "default_rng", **_NUMPY_RANDOM},
     "numpy.linalg": {"norm": "norm"},
     "math": {
@@ -149,12 +155,12 @@ MODULES: dict[str, dict[str, Any]] = {
     "tinygrad.Tensor": spellings.TINYGRAD_TENSOR,
     "tinygrad.tensor.Tensor": spellings.TINYGRAD_TENSOR,
 }
-# --- issue 25, the functional transforms (engine/library/functional.py) and jax.random ---
+# --- issue 25: the functional transforms (functional.py, functional_torch.py, vmap.py), jax.random
 MODULES["torch.func"] = {**MODULES["torch.func"], **functional.TORCH_FUNC}
-MODULES["torch.autograd.functional"] = dict(functional.AUTOGRAD_FUNCTIONAL)
+MODULES["torch.autograd.functional"] = dict(functional_torch.AUTOGRAD_FUNCTIONAL)
 MODULES["jax"] = {**MODULES["jax"], **functional.JAX}
 MODULES["jax.random"] = dict(jax_random.JAX_RANDOM)
-_TORCH.update(functional.TORCH)
+_TORCH.update(vmap.TORCH)
 for _m in ("numpy", "jax.numpy"):
     MODULES[_m].update({"allclose": "allclose", "vdot": "vdot"})
 # --- end of issue 25's transforms ---

@@ -12,7 +12,7 @@ import { renderControls, renderLang, wireControls } from "./controls.js";
 import { fmt } from "./format.js";
 import { prepareSvg } from "./graph.js";
 import { fitGraph } from "./graph_view.js";
-import { renderPassDrawing, setDrawnPass } from "./passes.js";
+import { onPassShown, renderPassDrawing, setDrawnPass } from "./passes.js";
 import { wireGraph } from "./graph_input.js";
 import { renderGraph } from "./graph_style.js";
 import { wireHistory } from "./history.js";
@@ -69,6 +69,7 @@ function start() {
   setState(startingPosition()); // nothing has subscribed yet: no render
   prepareSvg();
   setDrawnPass(boot.svg_pass, boot.trace);
+  onPassShown(renderControls);
   fitGraph();
   wireControls();
   wireEditor();

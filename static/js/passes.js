@@ -13,12 +13,18 @@ import { boot, STANDALONE } from "./boot.js";
 import { G, parseSvg, showDrawError } from "./graph.js";
 import { showSvg } from "./graph_view.js";
 import { renderGraph } from "./graph_style.js";
-import { renderControls } from "./controls.js";
 import { state } from "./store.js";
 import { T, passOnShow } from "./trace.js";
 
 const MAX_KEPT = 120; // drawings kept per trace: every pass of a 100-epoch loop, stepped back and forth
 const MAX_ASKING = 2; // requests in flight at once (the pass on show, and the next one)
+
+// What redraws the controls once another pass's drawing is shown (main.js: renderControls;
+// a hook, so this module imports nothing that imports it).
+let redrawControls = () => {};
+export function onPassShown(fn) {
+  redrawControls = fn;
+}
 
 let drawn = { trace: boot.trace || null, pass: boot.svg_pass == null ? null : boot.svg_pass };
 let kept = { trace: null, svgs: new Map(), asked: new Set(), inFlight: 0 };
@@ -145,11 +151,11 @@ async function ask(k, layout) {
   setDrawnPass(k);
   markBehind();
   renderGraph();
-  renderControls(); // the collapse box and its note, for this pass's drawing
+  redrawControls(); // the collapse box and its note, for this pass's drawing
 }
 
 // The collapse state of the drawing about to be shown: the page's, and the box's members.
-// Called inside render() (before the controls draw) or, for an answer, with renderControls.
+// Called inside render() (before the controls draw) or, for an answer, before redrawControls.
 function showCollapse(meta) {
   state.collapsible = !!meta.collapsible;
   state.collapsed = meta.collapsed || null;

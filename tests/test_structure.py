@@ -28,6 +28,16 @@ def test_no_import_cycle() -> None:
     assert rules.cycles(rules.imports(ROOT)) == []
 
 
+def test_the_page_modules_import_no_cycle() -> None:
+    """A standalone file bundles static/js/ depth first, and refuses a cycle (gradtrace/assets.py);
+    the browser would load one, so only this test sees it before an export fails."""
+    from gradtrace.assets import page_script
+
+    page_script.cache_clear()
+    script = page_script()
+    assert "const __main = " in script
+
+
 def test_the_engine_imports_nothing_of_the_web_and_reads_no_page_files() -> None:
     graph = rules.imports(ROOT)
     for module, path in rules.modules(ROOT).items():

@@ -86,11 +86,31 @@ def _bindings(names: str) -> tuple[str, list[str]]:
     return ", ".join(pattern), local
 
 
+def _code_lines(text: str) -> list[str]:
+    """The module's lines without those that are only a comment (`// …`, or a `/* … */` block
+    whose lines hold nothing else): a standalone file or a notebook cell carries the page once
+    per figure, and its comments are a fifth of it. The page's modules have no multi-line
+    template literals, so a line is code or comment as it stands."""
+    kept: list[str] = []
+    in_block = False
+    for line in text.splitlines():
+        bare = line.strip()
+        if in_block:
+            in_block = not bare.endswith("*/")
+        elif bare.startswith("//"):
+            continue
+        elif bare.startswith("/*") and "*/" not in bare:
+            in_block = True
+        elif not (bare.startswith("/*") and bare.endswith("*/") and bare.count("*/") == 1):
+            kept.append(line)
+    return kept
+
+
 def _module(path: Path, js: Path) -> str:
     """One module as `const __name = (() => { ...; return {exports}; })();`."""
     out: list[str] = []
     exports: list[str] = []
-    for line in path.read_text("utf-8").splitlines():
+    for line in _code_lines(path.read_text("utf-8")):
         if m := _IMPORT.match(line):
             names, _ = _bindings(m.group(1))
             out.append(f"const {{ {names} }} = {_scope_name(path.parent / m.group(2), js)};")

@@ -115,7 +115,7 @@ def test_a_program_that_cannot_run_shows_where_and_exits_2() -> None:
     assert '<div class="gradtrace-error" role="alert">' in done.stdout
     bad = shortcode("html", "x*y + x", colour="red")
     assert bad.returncode == 2 and "unknown option 'colour'" in bad.stderr
-    assert "values, step, accumulate" in bad.stderr
+    assert "values, step, pass, accumulate" in bad.stderr
 
 
 @pytest.mark.browser

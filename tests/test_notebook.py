@@ -55,7 +55,9 @@ def test_a_trace_shows_as_html_svg_and_one_line_of_text(executed: list[dict[str,
     assert html.startswith('<div class="gradtrace-output" data-gradtrace="gt-')
     assert html.count("<svg") >= 1 and "<script>" in html
     assert "http://" not in re.sub(r'xmlns(:\w+)?="[^"]*"', "", html.split("<script>")[0])
-    assert len(html) < 400_000
+    # The whole stepper rides in the cell: ~250 KB of page code, ~76 KB of words in both
+    # languages, the stylesheet and the trace (403 KB for this program on 2026-12-02).
+    assert len(html) < 450_000
 
 
 def test_show_picks_the_step_and_the_language(executed: list[dict[str, Any]]) -> None:

@@ -13,7 +13,7 @@ from typing import Any
 from bench.chromium import ARGS, CHROMIUM, have_chromium
 from bench.load import HOST, server
 from bench.measure import median, percentile
-from bench.programs import sized_program
+from bench.programs import REGRESSION, sized_program
 
 STEP_ALL = """
 () => {
@@ -172,21 +172,6 @@ def lesson_step(quick: bool) -> dict[str, Any]:
 # drawing is asked for and kept first (static/js/passes.js), then every step is timed as above;
 # the steps that cross into another pass (a new drawing, the table's rows of three passes) are
 # reported apart too.
-PASS_PROGRAM = (
-    "import torch\n"
-    "xs = torch.linspace(-1, 1, 20)\n"
-    "ys = 3*xs + 0.5\n"
-    "w = torch.tensor(0.0, requires_grad=True)\n"
-    "b = torch.tensor(0.0, requires_grad=True)\n"
-    "for epoch in range(100):\n"
-    "    loss = ((w*xs + b - ys)**2).mean()\n"
-    "    loss.backward()\n"
-    "    with torch.no_grad():\n"
-    "        w -= 0.1 * w.grad\n"
-    "        b -= 0.1 * b.grad\n"
-    "        w.grad.zero_()\n"
-    "        b.grad.zero_()\n"
-)
 
 WARM_PASSES = """
 async () => {
@@ -241,7 +226,7 @@ def pass_step(quick: bool) -> dict[str, Any]:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS)
         try:
             page = browser.new_page(viewport={"width": 1400, "height": 900})
-            query = urllib.parse.urlencode({"source": PASS_PROGRAM, "step": 0})
+            query = urllib.parse.urlencode({"source": REGRESSION, "step": 0})
             page.goto(f"http://{HOST}:{port}/?{query}", timeout=120_000)
             page.wait_for_selector("#graph svg g.node", timeout=120_000)
             page.evaluate(WARM_PASSES)

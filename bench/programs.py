@@ -85,3 +85,32 @@ def small_program(i: int) -> str:
         f"x1 = 2.0\nx2 = {i % 7}.0\nw1 = {w1}\nw2 = {w2}\nb = {b}\n"
         "n = x1*w1 + x2*w2 + b\no = tanh(n)"
     )
+
+
+# Programs of several passes, shared by the bench's pass row and the tests of the page's
+# passes (tests/test_browser_passes.py, tests/test_passes_page.py).
+# Three backward() calls on one leaf: its grad accumulates 4, 8, 12 (PyTorch's numbers).
+LOOP = (
+    "import torch\n"
+    "w = torch.tensor(1.0, requires_grad=True)\n"
+    "for i in range(3):\n"
+    "    loss = (w*2 - 1)**2\n"
+    "    loss.backward()\n"
+    "    print(w.grad)"
+)
+# A 100-epoch linear regression by hand (100 passes, 599 steps): SGD, grads zeroed each epoch.
+REGRESSION = (
+    "import torch\n"
+    "xs = torch.linspace(-1, 1, 20)\n"
+    "ys = 3*xs + 0.5\n"
+    "w = torch.tensor(0.0, requires_grad=True)\n"
+    "b = torch.tensor(0.0, requires_grad=True)\n"
+    "for epoch in range(100):\n"
+    "    loss = ((w*xs + b - ys)**2).mean()\n"
+    "    loss.backward()\n"
+    "    with torch.no_grad():\n"
+    "        w -= 0.1 * w.grad\n"
+    "        b -= 0.1 * b.grad\n"
+    "        w.grad.zero_()\n"
+    "        b.grad.zero_()\n"
+)

@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 import pytest
 
 from bench.chromium import have_chromium
+from bench.programs import LOOP, REGRESSION
 from tests.browser_kit import wait_js, watched_page
 
 pytestmark = pytest.mark.browser
@@ -28,14 +29,6 @@ ST = "window.gradtrace.state"
 DESKTOP = {"viewport": {"width": 1280, "height": 720}}
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 2, "is_mobile": True}
 SHOTS = Path(__file__).resolve().parent.parent / "docs" / "screenshots"
-LOOP = (
-    "import torch\n"
-    "w = torch.tensor(1.0, requires_grad=True)\n"
-    "for i in range(3):\n"
-    "    loss = (w*2 - 1)**2\n"
-    "    loss.backward()\n"
-    "    print(w.grad)"
-)
 # Each pass's loss node (the trace's ids: the drawing's g.node ids too), and its first step.
 OUTPUTS = ["n6", "n12", "n18"]
 FIRST = [0, 4, 8]
@@ -252,23 +245,6 @@ def test_a_class_follows_the_instructor_s_pass(browser: Any, base_url: str) -> N
         wait_js(student, f"{ST}.step === 8", timeout=20)
         drawn(student, "n18")
         assert student.get_attribute("#pass-curve", "aria-valuetext") == "Pass 3 of 3: loss 1"
-
-
-REGRESSION = (
-    "import torch\n"
-    "xs = torch.linspace(-1, 1, 20)\n"
-    "ys = 3*xs + 0.5\n"
-    "w = torch.tensor(0.0, requires_grad=True)\n"
-    "b = torch.tensor(0.0, requires_grad=True)\n"
-    "for epoch in range(100):\n"
-    "    loss = ((w*xs + b - ys)**2).mean()\n"
-    "    loss.backward()\n"
-    "    with torch.no_grad():\n"
-    "        w -= 0.1 * w.grad\n"
-    "        b -= 0.1 * b.grad\n"
-    "        w.grad.zero_()\n"
-    "        b.grad.zero_()\n"
-)
 
 
 def test_a_hundred_epochs_show_three_passes_of_rows_and_a_log_curve(

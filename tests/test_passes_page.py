@@ -14,31 +14,7 @@ import pytest
 from fastapi.testclient import TestClient
 
 from app.main import app
-
-LOOP = (
-    "import torch\n"
-    "w = torch.tensor(1.0, requires_grad=True)\n"
-    "for i in range(3):\n"
-    "    loss = (w*2 - 1)**2\n"
-    "    loss.backward()\n"
-    "    print(w.grad)"
-)
-
-REGRESSION = (
-    "import torch\n"
-    "xs = torch.linspace(-1, 1, 20)\n"
-    "ys = 3*xs + 0.5\n"
-    "w = torch.tensor(0.0, requires_grad=True)\n"
-    "b = torch.tensor(0.0, requires_grad=True)\n"
-    "for epoch in range(100):\n"
-    "    loss = ((w*xs + b - ys)**2).mean()\n"
-    "    loss.backward()\n"
-    "    with torch.no_grad():\n"
-    "        w -= 0.1 * w.grad\n"
-    "        b -= 0.1 * b.grad\n"
-    "        w.grad.zero_()\n"
-    "        b.grad.zero_()\n"
-)
+from bench.programs import LOOP, REGRESSION
 
 
 @pytest.fixture(scope="module")
